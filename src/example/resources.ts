@@ -1,0 +1,101 @@
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { PIXEL_PNG_BASE64, PNG_MIME_TYPE } from './media.js';
+
+/** URI of the one resource whose content changes (see `update_watched_resource`). */
+export const WATCHED_RESOURCE_URI = 'test://watched-resource';
+
+/**
+ * Registers the example's resources (conformance `resources-*` scenarios):
+ * `test://static-text`, `test://static-binary`, the template
+ * `test://template/{id}/data`, and `test://watched-resource`, plus
+ * `resources/subscribe` / `resources/unsubscribe` and the tool
+ * `update_watched_resource`, which changes the watched resource and, when the
+ * client subscribed to it, sends `notifications/resources/updated`.
+ *
+ * That notification is about the session, not about the tool call, so it is
+ * sent unrelated to any request: a Streamable HTTP transport delivers it on
+ * the standalone GET stream, which makes it a handy probe for that stream.
+ */
+export function registerResources(server: McpServer): void {
+  server.registerResource(
+    'static-text',
+    'test://static-text',
+    { title: 'Static text', description: 'A fixed plain-text resource.', mimeType: 'text/plain' },
+    (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+    }),
+  );
+
+  server.registerResource(
+    'static-binary',
+    'test://static-binary',
+    { title: 'Static binary', description: 'A fixed binary resource (a 1×1 PNG).', mimeType: PNG_MIME_TYPE },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: PNG_MIME_TYPE, blob: PIXEL_PNG_BASE64 }] }),
+  );
+
+  server.registerResource(
+    'template-data',
+    // No `list` callback: the id space is open-ended, so resources/list omits it.
+    new ResourceTemplate('test://template/{id}/data', { list: undefined }),
+    {
+      title: 'Templated data',
+      description: 'JSON data for any {id}, echoing the id back.',
+      mimeType: 'application/json',
+    },
+    (uri, variables) => {
+      const raw = variables['id'];
+      const id = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+          },
+        ],
+      };
+    },
+  );
+
+  let revision = 0;
+  server.registerResource(
+    'watched-resource',
+    WATCHED_RESOURCE_URI,
+    {
+      title: 'Watched resource',
+      description: 'A resource that changes when update_watched_resource is called; subscribe to hear about it.',
+      mimeType: 'text/plain',
+    },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Watched resource, revision ${revision}.` }] }),
+  );
+
+  // One McpServer serves one session, so a plain set is the session's subscriptions.
+  const subscriptions = new Set<string>();
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    subscriptions.add(request.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscriptions.delete(request.params.uri);
+    return {};
+  });
+
+  server.registerTool(
+    'update_watched_resource',
+    {
+      description: `Bumps the revision of ${WATCHED_RESOURCE_URI}; notifies the client if it subscribed.`,
+    },
+    async () => {
+      revision++;
+      const notified = subscriptions.has(WATCHED_RESOURCE_URI);
+      if (notified) await server.server.sendResourceUpdated({ uri: WATCHED_RESOURCE_URI });
+      return {
+        content: [
+          { type: 'text', text: `revision ${revision}${notified ? ', subscriber notified' : ', no subscriber'}` },
+        ],
+      };
+    },
+  );
+}

@@ -1,0 +1,3 @@
+/** `mcp-continuity/node`: serve an endpoint on `node:http`. */
+export { listen, nodeHandler, type ListenOptions, type Listener } from './listen.js';
+export { toRequest, writeResponse } from './adapter.js';

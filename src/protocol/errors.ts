@@ -1,0 +1,135 @@
+/**
+ * The one error table shared by server, client and CLI.
+ *
+ * Every refusal has a stable string `code` (also sent as `error.data.reason` on the
+ * wire), an HTTP status, a JSON-RPC error code and a default message. Users match on
+ * `err.code`; the wire carries the same string, so a client can map a refusal it
+ * receives back to the same typed error.
+ */
+
+/** JSON-RPC error codes used on the wire. */
+export const JsonRpcCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Generic server error of the Streamable HTTP transport (SDK convention). */
+  ServerError: -32000,
+  /** Session not found (spec convention for 404). */
+  SessionNotFound: -32001,
+  /** Continuity cannot be proven: the resume was refused. */
+  ContinuityRefused: -32002,
+  /** A request that can never complete (its process died, or its session ended). */
+  RequestAbandoned: -32003,
+} as const;
+
+interface ErrorSpec {
+  readonly status: number;
+  readonly rpc: number;
+  readonly message: string;
+  /** May the same request be retried unchanged (after a delay)? */
+  readonly retryable: boolean;
+}
+
+/** The table. Keys are the public codes. */
+export const ERRORS = {
+  // Sessions
+  'session-not-found': { status: 404, rpc: JsonRpcCode.SessionNotFound, message: 'Session not found', retryable: false },
+  'session-required': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: Mcp-Session-Id header is required', retryable: false },
+  'session-limit': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Too many sessions', retryable: true },
+  'in-flight-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many requests in flight for this session', retryable: true },
+  'duplicate-request-id': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'A request with this id is already in flight', retryable: false },
+  'already-initialized': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'Session already initialized', retryable: false },
+  'session-superseded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Session superseded by a WebSocket upgrade; start a new session', retryable: false },
+
+  // Resumption refusals (DESIGN §3)
+  'cursor-invalid': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Last-Event-ID is malformed or does not belong to this session', retryable: false },
+  'replay-epoch-mismatch': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Replay epoch changed: the event log backing this cursor was reset', retryable: false },
+  'replay-window-exceeded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is older than the retained replay window', retryable: false },
+  'cursor-ahead': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is ahead of the event log: events the client saw are missing', retryable: false },
+  'request-abandoned': { status: 500, rpc: JsonRpcCode.RequestAbandoned, message: 'Request abandoned: it can never complete', retryable: false },
+
+  // HTTP / protocol validation
+  'not-acceptable': { status: 406, rpc: JsonRpcCode.ServerError, message: 'Not Acceptable: client must accept the required media types', retryable: false },
+  'unsupported-media-type': { status: 415, rpc: JsonRpcCode.ServerError, message: 'Unsupported Media Type: Content-Type must be application/json', retryable: false },
+  'method-not-allowed': { status: 405, rpc: JsonRpcCode.ServerError, message: 'Method Not Allowed', retryable: false },
+  'parse-error': { status: 400, rpc: JsonRpcCode.ParseError, message: 'Parse error: body is not valid JSON', retryable: false },
+  'invalid-request': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message', retryable: false },
+  'batch-unsupported': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'JSON-RPC batches are not supported by this protocol version', retryable: false },
+  'protocol-version-unsupported': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Unsupported MCP-Protocol-Version', retryable: false },
+  'body-too-large': { status: 413, rpc: JsonRpcCode.ServerError, message: 'Request body too large', retryable: false },
+  'event-too-large': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Message exceeds the maximum event size', retryable: false },
+  'origin-forbidden': { status: 403, rpc: JsonRpcCode.ServerError, message: 'Forbidden: Origin not allowed', retryable: false },
+  'host-forbidden': { status: 403, rpc: JsonRpcCode.ServerError, message: 'Forbidden: Host not allowed', retryable: false },
+  'stream-not-found': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Stream not found in this session', retryable: false },
+
+  // Codec / internal
+  'event-id-invalid': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Malformed event ID', retryable: false },
+  'sse-field-invalid': { status: 500, rpc: JsonRpcCode.InternalError, message: 'SSE field contains CR, LF or NUL', retryable: false },
+  'store-conflict': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Event log append conflict: sequence is not contiguous', retryable: false },
+  'store-unavailable': { status: 503, rpc: JsonRpcCode.InternalError, message: 'Store unavailable', retryable: true },
+  'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
+  'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
+} as const satisfies Record<string, ErrorSpec>;
+
+/** Every public error code. */
+export type ErrorCode = keyof typeof ERRORS;
+
+const BRAND = Symbol.for('mcp-continuity.error');
+
+/**
+ * Base class of every error this library raises on purpose. Match on `code`.
+ *
+ * @example
+ * ```ts
+ * if (isContinuityError(err) && err.code === 'replay-window-exceeded') reinitialize();
+ * ```
+ */
+export class ContinuityError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly rpcCode: number;
+  readonly retryable: boolean;
+  /** Extra machine-readable detail, sent as `error.data` beside `reason`. */
+  readonly detail: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message?: string, detail?: Record<string, unknown>, options?: { cause?: unknown }) {
+    const spec = ERRORS[code];
+    super(message ?? spec.message, options);
+    this.name = 'ContinuityError';
+    this.code = code;
+    this.status = spec.status;
+    this.rpcCode = spec.rpc;
+    this.retryable = spec.retryable;
+    this.detail = detail;
+  }
+
+  /** `error.data` on the wire: the reason plus any detail. */
+  toData(): Record<string, unknown> {
+    return { reason: this.code, ...this.detail };
+  }
+
+  /** A JSON-RPC error object for this error. */
+  toJsonRpcError(): { code: number; message: string; data: Record<string, unknown> } {
+    return { code: this.rpcCode, message: this.message, data: this.toData() };
+  }
+
+  /** Works across module copies (dual packages, bundles). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // Subclasses keep ordinary prototype checks; only the base matches by brand.
+    if (this !== ContinuityError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+Object.defineProperty(ContinuityError.prototype, BRAND, { value: true });
+
+/** Type guard: is `value` a {@link ContinuityError} (optionally with the given code)? */
+export function isContinuityError<C extends ErrorCode>(value: unknown, code?: C): value is ContinuityError & { code: C } {
+  return value instanceof ContinuityError && (code === undefined || value.code === code);
+}
+
+/** Is `value` one of the public codes? Used to map a wire `reason` back to a typed error. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
+}

@@ -1,0 +1,46 @@
+/** Header names and protocol constants of the Streamable HTTP transport. */
+
+export const Header = {
+  SessionId: 'mcp-session-id',
+  ProtocolVersion: 'mcp-protocol-version',
+  LastEventId: 'last-event-id',
+  /** Names the generation of the session's event log (seed 000). */
+  ReplayEpoch: 'x-mcp-replay-epoch',
+  Accept: 'accept',
+  ContentType: 'content-type',
+  ContentLength: 'content-length',
+  Origin: 'origin',
+  Host: 'host',
+} as const;
+
+/** Protocol revisions with stateful sessions and resumption, oldest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+export const LATEST_PROTOCOL_VERSION: ProtocolVersion = '2025-11-25';
+/** [spec 2025-06-18] Without the header a server assumes 2025-03-26. */
+export const DEFAULT_NEGOTIATED_VERSION: ProtocolVersion = '2025-03-26';
+
+export function isSupportedProtocolVersion(v: string): v is ProtocolVersion {
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
+}
+
+/** 2025-03-26 is the only revision whose POST bodies may be JSON-RPC batches. */
+export function allowsBatches(v: ProtocolVersion): boolean {
+  return v === '2025-03-26';
+}
+
+/** SEP-1699 (2025-11-25): priming events and `retry:` before a server-side close. */
+export function supportsPolling(v: ProtocolVersion): boolean {
+  return v >= '2025-11-25';
+}
+
+/** Does an Accept header list `type` (or a matching wildcard)? */
+export function accepts(header: string | null, type: string): boolean {
+  if (header === null) return false;
+  const [major] = type.split('/');
+  for (const part of header.split(',')) {
+    const media = part.split(';')[0]?.trim().toLowerCase();
+    if (media === type || media === '*/*' || media === `${major}/*`) return true;
+  }
+  return false;
+}

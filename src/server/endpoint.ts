@@ -1,0 +1,202 @@
+/**
+ * The web-standard endpoint: `handle(Request) → Response` for the stateful Streamable
+ * HTTP transport (2025-03-26, 2025-06-18, 2025-11-25). It validates each request, finds
+ * or creates its session, and hands it over; every refusal comes from the error table.
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import {
+  Header, LATEST_PROTOCOL_VERSION, accepts, allowsBatches, isSupportedProtocolVersion, type ProtocolVersion,
+} from '../protocol/headers.js';
+import { classify, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { randomToken } from '../protocol/crypto.js';
+import { memoryStore } from '../store/memory.js';
+import type { SessionRecord, Store } from '../store/types.js';
+import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
+import { readBody, refusal, toRefusal } from './http.js';
+import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
+import { Session, type SessionDeps } from './session.js';
+
+/** A Streamable HTTP endpoint. Mount `handle` on any framework that speaks `Request`/`Response`. */
+export interface Endpoint {
+  /** Answers one HTTP request. Never throws: failures become refusals from the error table. */
+  handle(request: Request, context?: HandleContext): Promise<Response>;
+  /** Stops accepting requests and closes live sessions' connections. Durable stores keep their sessions. */
+  close(): Promise<void>;
+  /** Live sessions in this process. */
+  readonly sessionCount: number;
+  /** The store in use. */
+  readonly store: Store;
+  /**
+   * Installs a Host/Origin guard unless the options chose one. Adapters call this for
+   * loopback binds, where DNS rebinding is the threat.
+   * @internal
+   */
+  defaultHostGuard(guard: HostGuardOptions): void;
+}
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * Creates an endpoint.
+ *
+ * @example
+ * ```ts
+ * import { createEndpoint } from 'mcp-continuity/server';
+ * import { listen } from 'mcp-continuity/node';
+ * const endpoint = createEndpoint({ server: () => buildMyMcpServer() });
+ * await listen(endpoint, { port: 3000 });
+ * ```
+ */
+export function createEndpoint(options: EndpointOptions): Endpoint {
+  const limits = resolveLimits(options.limits);
+  const store = options.store ?? memoryStore({ retention: options.retention });
+  const now = options.now ?? Date.now;
+  const newSessionId = options.sessionId ?? (() => randomToken(24));
+  const onError = options.onError ?? (() => {});
+  let guard: HostGuardOptions | false | undefined = options.hostGuard;
+  const sessions = new Map<string, Session>();
+  let closed = false;
+
+  const deps: SessionDeps = {
+    store,
+    limits,
+    retryMs: options.retryMs ?? 1000,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    jsonResponse: options.jsonResponse ?? false,
+    now,
+    onError,
+    onEnd: (session) => {
+      if (sessions.get(session.sessionId) === session) sessions.delete(session.sessionId);
+    },
+  };
+
+  const sweep = setInterval(() => {
+    const cutoff = now() - limits.sessionIdleMs;
+    for (const s of sessions.values()) {
+      if (!s.hasReader && s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
+    }
+  }, Math.min(limits.sessionIdleMs / 2, 60_000));
+  sweep.unref?.();
+
+  async function lookup(request: Request, context: HandleContext): Promise<Session> {
+    const id = request.headers.get(Header.SessionId);
+    if (id === null || id === '') throw new ContinuityError('session-required');
+    const session = sessions.get(id);
+    // A session bound to a principal is invisible to anyone else: same answer as unknown.
+    if (!session || session.terminated || session.record.principal !== context.principal) {
+      throw new ContinuityError('session-not-found');
+    }
+    const version = request.headers.get(Header.ProtocolVersion);
+    if (version !== null && !isSupportedProtocolVersion(version)) {
+      throw new ContinuityError('protocol-version-unsupported', `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`, {
+        supported: ['2025-03-26', '2025-06-18', '2025-11-25'],
+      });
+    }
+    return session;
+  }
+
+  async function initialize(message: JsonRpcRequest, request: Request, context: HandleContext): Promise<Response> {
+    if (sessions.size >= limits.maxSessions) throw new ContinuityError('session-limit');
+    const id = newSessionId();
+    if (!VISIBLE_ASCII.test(id) || id.length < 16) throw new Error('sessionId() must return visible ASCII of at least 16 characters');
+    const requested = message.params?.protocolVersion;
+    // Keep the SDK inside the revisions this transport implements: one it would
+    // otherwise pick (say, a stateless 2026 revision) is offered our latest instead.
+    const version: ProtocolVersion = typeof requested === 'string' && isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    const init: JsonRpcRequest = requested === version ? message : { ...message, params: { ...message.params, protocolVersion: version } };
+    const at = now();
+    const record: SessionRecord = {
+      id, epoch: randomToken(12), pastEpochs: [], protocolVersion: version, initialize: JSON.stringify(init),
+      principal: context.principal, createdAt: at, lastActiveAt: at,
+    };
+    await store.sessions.create(record);
+    const session = new Session(record, deps);
+    sessions.set(id, session);
+    try {
+      await session.start(await options.server({ sessionId: id, rehydrating: false }), init);
+    } catch (error) {
+      await session.terminate().catch(onError);
+      throw error;
+    }
+    return session.post([init], request, context, false);
+  }
+
+  async function post(request: Request, context: HandleContext): Promise<Response> {
+    const accept = request.headers.get(Header.Accept);
+    if (!accepts(accept, 'application/json') || (!deps.jsonResponse && !accepts(accept, 'text/event-stream'))) {
+      throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept both application/json and text/event-stream');
+    }
+    const type = request.headers.get(Header.ContentType);
+    if (!type || type.split(';')[0]?.trim().toLowerCase() !== 'application/json') throw new ContinuityError('unsupported-media-type');
+    const text = await readBody(request, limits.maxBodyBytes);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ContinuityError('parse-error');
+    }
+    const batch = Array.isArray(body);
+    const messages = (batch ? body : [body]) as JsonRpcMessage[];
+    if (messages.length === 0) throw new ContinuityError('invalid-request', 'Invalid Request: empty batch');
+    for (const m of messages) classify(m);
+    const init = messages.find((m): m is JsonRpcRequest => 'method' in m && m.method === 'initialize' && 'id' in m);
+    if (init) {
+      if (batch) throw new ContinuityError('invalid-request', 'Invalid Request: initialize must not be part of a batch');
+      return initialize(init, request, context);
+    }
+    const session = await lookup(request, context);
+    if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
+    return session.post(messages, request, context, batch);
+  }
+
+  async function get(request: Request, context: HandleContext): Promise<Response> {
+    if (!accepts(request.headers.get(Header.Accept), 'text/event-stream')) {
+      throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept text/event-stream');
+    }
+    const session = await lookup(request, context);
+    const cursor = request.headers.get(Header.LastEventId);
+    return cursor === null ? session.openStandalone() : session.resume(cursor);
+  }
+
+  async function del(request: Request, context: HandleContext): Promise<Response> {
+    const session = await lookup(request, context);
+    await session.terminate();
+    return new Response(null, { status: 200 });
+  }
+
+  return {
+    get sessionCount() {
+      return sessions.size;
+    },
+    store,
+    defaultHostGuard(g) {
+      if (guard === undefined) guard = g;
+    },
+    async handle(request, context = {}) {
+      try {
+        if (closed) throw new ContinuityError('endpoint-closed');
+        if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
+        switch (request.method) {
+          case 'POST':
+            return await post(request, context);
+          case 'GET':
+            return await get(request, context);
+          case 'DELETE':
+            return await del(request, context);
+          default:
+            return refusal(new ContinuityError('method-not-allowed'));
+        }
+      } catch (error) {
+        if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
+        return toRefusal(error);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map((s) => (store.durable ? s.shutdown() : s.terminate()).catch(onError)));
+      sessions.clear();
+    },
+  };
+}

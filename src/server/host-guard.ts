@@ -1,0 +1,46 @@
+/**
+ * Host and Origin validation against DNS rebinding ([spec] transports, "Security
+ * Warning": servers MUST validate Origin; local servers SHOULD bind to localhost).
+ * A rebinding attack reaches a loopback server with the attacker's host name in `Host`
+ * and the attacker's page in `Origin`; checking both closes it.
+ */
+import { ContinuityError } from '../protocol/errors.js';
+
+/** Which hosts and origins to accept. Entries are compared case-insensitively. */
+export interface HostGuardOptions {
+  /** Accepted `Host` values, with port (`localhost:3000`). Omitted: any host. */
+  allowedHosts?: string[];
+  /** Accepted `Origin` values (`http://localhost:3000`). Omitted: any origin. Requests without Origin always pass. */
+  allowedOrigins?: string[];
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Is `host` (a bind address) a loopback address? */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The guard for a server bound to loopback on `port`: loopback names only, http and https. */
+export function loopbackGuard(port: number): HostGuardOptions {
+  const hosts = LOOPBACK_NAMES.map((n) => `${n}:${port}`);
+  return {
+    allowedHosts: hosts,
+    allowedOrigins: hosts.flatMap((h) => [`http://${h}`, `https://${h}`]),
+  };
+}
+
+/** Throws `host-forbidden` or `origin-forbidden`; returns when the request may proceed. */
+export function checkHostAndOrigin(guard: HostGuardOptions, host: string | null, origin: string | null): void {
+  if (guard.allowedHosts && !(host !== null && includes(guard.allowedHosts, host))) {
+    throw new ContinuityError('host-forbidden', `Forbidden: Host ${JSON.stringify(String(host).slice(0, 100))} not allowed`);
+  }
+  if (origin !== null && guard.allowedOrigins && !includes(guard.allowedOrigins, origin)) {
+    throw new ContinuityError('origin-forbidden', `Forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} not allowed`);
+  }
+}
+
+function includes(list: string[], value: string): boolean {
+  const v = value.toLowerCase();
+  return list.some((x) => x.toLowerCase() === v);
+}

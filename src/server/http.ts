@@ -1,0 +1,65 @@
+/** Building HTTP responses: the one place refusals become status + JSON-RPC body. */
+import { ContinuityError } from '../protocol/errors.js';
+import { Header } from '../protocol/headers.js';
+import type { RequestId } from '../protocol/jsonrpc.js';
+
+/** A refusal as an HTTP response with a JSON-RPC error body. */
+export function refusal(error: ContinuityError, id: RequestId | null = null, headers?: Record<string, string>): Response {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (error.status === 405) h.allow = 'GET, POST, DELETE';
+  return new Response(body, { status: error.status, headers: h });
+}
+
+/** Any thrown value as a refusal: typed errors keep their status, others become 500. */
+export function toRefusal(error: unknown, headers?: Record<string, string>): Response {
+  if (error instanceof ContinuityError) return refusal(error, null, headers);
+  return refusal(new ContinuityError('internal-error', undefined, undefined, { cause: error }), null, headers);
+}
+
+/** Headers of every SSE response. */
+export function sseHeaders(sessionId: string, epoch: string): Record<string, string> {
+  return {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // Proxies such as nginx buffer responses unless told not to; SSE must flow.
+    'x-accel-buffering': 'no',
+    [Header.SessionId]: sessionId,
+    [Header.ReplayEpoch]: epoch,
+  };
+}
+
+/**
+ * Reads a request body as text, refusing more than `limit` bytes without reading them all
+ * (a lying or absent Content-Length cannot make us buffer more).
+ */
+export async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get(Header.ContentLength);
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(all);
+}
+
+function tooLarge(limit: number): ContinuityError {
+  return new ContinuityError('body-too-large', `Request body exceeds ${limit} bytes`, { limit });
+}

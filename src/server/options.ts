@@ -1,0 +1,93 @@
+/** Endpoint options, their defaults, and validation. */
+import type { RetentionOptions, Store } from '../store/types.js';
+import type { HostGuardOptions } from './host-guard.js';
+
+/** The part of an official SDK server (v1 `McpServer`/`Server`, v2 `McpServer`/`Server`) we use. */
+export interface SdkServerLike {
+  connect(transport: never): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Passed to the server factory for each new session. */
+export interface SessionContext {
+  readonly sessionId: string;
+  /** `true` when the session is being rebuilt from the store after a restart. */
+  readonly rehydrating: boolean;
+}
+
+/** Per-request context a host framework may pass to {@link Endpoint.handle}. */
+export interface HandleContext {
+  /** Authentication info, forwarded to the SDK server as `extra.authInfo`. */
+  authInfo?: unknown;
+  /**
+   * The authenticated principal. A session created with one is bound to it: a request
+   * from another principal is answered exactly like an unknown session (404).
+   */
+  principal?: string;
+}
+
+/** Limits. Every one has a default; breaching one is a typed error, never unbounded growth. */
+export interface EndpointLimits {
+  /** Largest accepted POST body, bytes (default 4 MiB) → 413 `body-too-large`. */
+  maxBodyBytes?: number;
+  /** Largest single outgoing message, bytes (default 4 MiB) → `event-too-large`. */
+  maxEventBytes?: number;
+  /** Live sessions in this process (default 10,000) → 503 `session-limit`. */
+  maxSessions?: number;
+  /** Streams kept per session; the oldest completed ones are dropped first (default 1,000). */
+  maxStreamsPerSession?: number;
+  /** Requests in flight per session (default 1,000). */
+  maxInFlightPerSession?: number;
+  /** Bytes queued for one slow SSE reader before it is cut; it can resume from the log (default 8 MiB). */
+  maxBufferedBytes?: number;
+  /** Idle time after which a session without a live reader expires, ms (default 30 min). */
+  sessionIdleMs?: number;
+  /** Events read from the store per replay page (default 512). */
+  replayPageSize?: number;
+}
+
+/** Options of {@link createEndpoint}. */
+export interface EndpointOptions {
+  /** A fresh official-SDK server per session. */
+  server: (context: SessionContext) => SdkServerLike | Promise<SdkServerLike>;
+  /** Where sessions and event logs live (default: a memory store). */
+  store?: Store;
+  /** Retention of the default memory store (ignored when `store` is given). */
+  retention?: RetentionOptions;
+  limits?: EndpointLimits;
+  /** Answer POSTs with JSON instead of SSE. Server→client messages then go on the GET stream. */
+  jsonResponse?: boolean;
+  /** `retry:` sent to 2025-11-25 clients with the priming event and before a server-side close, ms (default 1000). */
+  retryMs?: number;
+  /** SSE comment sent on idle live streams, ms (default 15,000; 0 turns it off). */
+  keepAliveMs?: number;
+  /** Host/Origin validation (DNS rebinding). The Node adapter turns it on for loopback binds. */
+  hostGuard?: HostGuardOptions | false;
+  /** Session ID generator; must return ≥ 128 bits of CSPRNG output as visible ASCII. */
+  sessionId?: () => string;
+  /** Errors that have no caller to go to (store failures in the background, SDK errors). */
+  onError?: (error: Error) => void;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export type ResolvedLimits = Required<EndpointLimits>;
+
+export const DEFAULT_LIMITS: ResolvedLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxEventBytes: 4 * 1024 * 1024,
+  maxSessions: 10_000,
+  maxStreamsPerSession: 1_000,
+  maxInFlightPerSession: 1_000,
+  maxBufferedBytes: 8 * 1024 * 1024,
+  sessionIdleMs: 30 * 60 * 1000,
+  replayPageSize: 512,
+};
+
+export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {
+  const out = { ...DEFAULT_LIMITS, ...limits };
+  for (const [k, v] of Object.entries(out)) {
+    if (!(typeof v === 'number' && v > 0)) throw new RangeError(`limits.${k} must be a positive number, got ${String(v)}`);
+  }
+  return out;
+}

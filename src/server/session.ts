@@ -1,0 +1,314 @@
+/**
+ * One live session: its record, its SDK server, its streams, and the routing of every
+ * outbound message to the stream it belongs on (a response to the stream of its request,
+ * a related message to its request's stream while that is open, anything else to the
+ * standalone stream).
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import { supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
+import type { SessionRecord, Store } from '../store/types.js';
+import { byteLength } from '../store/rules.js';
+import { sseHeaders } from './http.js';
+import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
+import { OutboundStream, type StreamHost } from './outbound-stream.js';
+import { replayStored } from './replay.js';
+import { checkCursor, checkPosition } from './resume.js';
+import { SessionTransport, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
+import { SseSink } from './sse-sink.js';
+
+/** What every session shares with its endpoint. */
+export interface SessionDeps {
+  readonly store: Store;
+  readonly limits: ResolvedLimits;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  readonly jsonResponse: boolean;
+  now(): number;
+  onError(error: Error): void;
+  onEnd(session: Session): void;
+}
+
+const STANDALONE = '0';
+
+/** JSON text of an id: keeps `1` and `"1"` apart. */
+export function idKey(id: RequestId): string {
+  return JSON.stringify(id);
+}
+
+export class Session implements StreamHost, TransportOwner {
+  readonly record: SessionRecord;
+  readonly transport: SessionTransport;
+  readonly #deps: SessionDeps;
+  #server: SdkServerLike | undefined;
+  #standalone!: OutboundStream;
+  /** Open request streams by name. Completed ones live only in the log. */
+  readonly #streams = new Map<string, OutboundStream>();
+  /** Request key → the stream that owes its response. */
+  readonly #byRequest = new Map<string, OutboundStream>();
+  /** Request key → resolver, for requests answered as JSON. */
+  readonly #jsonWaiters = new Map<string, { id: RequestId; resolve: (message: JsonRpcMessage) => void }>();
+  /** Completed stream names, oldest first, for `maxStreamsPerSession`. */
+  readonly #completed: string[] = [];
+  #nextStream = 1;
+  #initializeKey: string | undefined;
+  #terminated = false;
+
+  constructor(record: SessionRecord, deps: SessionDeps) {
+    this.record = record;
+    this.#deps = deps;
+    this.transport = new SessionTransport(record.id, this);
+  }
+
+  // StreamHost
+  get sessionId(): string {
+    return this.record.id;
+  }
+  get epoch(): string {
+    return this.record.epoch;
+  }
+  get log() {
+    return this.#deps.store.log;
+  }
+  get replayPageSize(): number {
+    return this.#deps.limits.replayPageSize;
+  }
+  now(): number {
+    return this.#deps.now();
+  }
+  get terminated(): boolean {
+    return this.#terminated;
+  }
+
+  /** Is any response attached to this session (then it is not idle)? */
+  get hasReader(): boolean {
+    if (this.#standalone.hasReader) return true;
+    for (const s of this.#streams.values()) if (s.hasReader) return true;
+    return false;
+  }
+
+  /** Opens the standalone stream and connects the SDK server. */
+  async start(server: SdkServerLike, initialize: JsonRpcRequest): Promise<void> {
+    this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
+    this.#initializeKey = idKey(initialize.id);
+    this.#server = server;
+    await server.connect(this.transport as never);
+  }
+
+  /** Handles the messages of one POST (already validated by the endpoint). */
+  async post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
+    this.touch();
+    const requests = messages.filter(isRequest);
+    const extra = this.#extra(request, context);
+    if (requests.length === 0) {
+      for (const m of messages) this.transport.receive(m, extra);
+      return new Response(null, { status: 202 });
+    }
+    const keys = requests.map((r) => idKey(r.id));
+    this.#checkAdmission(keys);
+    if (this.#deps.jsonResponse) return this.#postJson(messages, keys, extra, batch);
+
+    const stream = await OutboundStream.open(this, this.#newStreamName(), { kind: 'request', requestIds: keys });
+    if (this.#terminated) throw new ContinuityError('session-not-found');
+    this.#streams.set(stream.name, stream);
+    for (const k of keys) this.#byRequest.set(k, stream);
+    const sink = this.#newSink();
+    void stream.attach(sink, 0);
+    if (this.#polling && this.#initializeKey !== keys[0]) void stream.append('', this.#deps.retryMs).catch(this.#report);
+    const perRequest: MessageExtra = { ...extra, closeSSEStream: () => stream.closeReader(this.#retry) };
+    for (const m of messages) this.transport.receive(m, perRequest);
+    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+  }
+
+  /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
+  async openStandalone(): Promise<Response> {
+    this.touch();
+    const sink = this.#newSink();
+    void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
+    if (this.#polling) void this.#standalone.append('', this.#deps.retryMs).catch(this.#report);
+    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+  }
+
+  /** `GET` with `Last-Event-ID`: exact replay after the cursor, then live events — or a refusal. */
+  async resume(lastEventId: string): Promise<Response> {
+    this.touch();
+    const cursor = checkCursor(lastEventId, this.epoch, this.record.pastEpochs);
+    const { log } = this;
+    const head = await log.head(this.sessionId, cursor.stream);
+    if (!head && this.#wasDropped(cursor.stream)) {
+      throw new ContinuityError('replay-window-exceeded', 'The stream of this cursor was dropped by retention', { stream: cursor.stream });
+    }
+    const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
+    const sink = this.#newSink();
+    const live = cursor.stream === STANDALONE ? this.#standalone : this.#streams.get(cursor.stream);
+    if (live && !live.complete) {
+      void live.attach(sink, after);
+    } else {
+      void replayStored(this, cursor.stream, after, sink).catch(this.#report);
+    }
+    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+  }
+
+  /**
+   * Leaves the session for another process (endpoint shutdown on a durable store):
+   * readers and the SDK server are closed, the record and log stay.
+   */
+  async shutdown(): Promise<void> {
+    if (this.#terminated) return;
+    this.#terminated = true;
+    this.#detachAll();
+    try {
+      await this.#server?.close();
+    } catch (error) {
+      this.#report(error);
+    }
+    this.#deps.onEnd(this);
+  }
+
+  /** Ends the session: readers closed, SDK server closed, record and log deleted. */
+  async terminate(): Promise<void> {
+    if (this.#terminated) return;
+    this.#terminated = true;
+    this.#detachAll();
+    try {
+      await this.#server?.close();
+    } catch (error) {
+      this.#report(error);
+    }
+    const { store } = this.#deps;
+    await store.sessions.delete(this.sessionId);
+    await store.log.dropSession(this.sessionId);
+    this.#deps.onEnd(this);
+  }
+
+  #detachAll(): void {
+    this.#standalone?.detach();
+    for (const s of this.#streams.values()) s.detach();
+    this.#streams.clear();
+    this.#byRequest.clear();
+    // A JSON answer still owed can never come: say so instead of leaving the POST hanging.
+    for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned')));
+    this.#jsonWaiters.clear();
+  }
+
+  touch(): void {
+    this.record.lastActiveAt = this.#deps.now();
+  }
+
+  // TransportOwner: everything the SDK server sends comes through here.
+  async deliver(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void> {
+    if (this.#terminated) throw new ContinuityError('session-not-found');
+    if (isResponse(message) && message.id !== null) {
+      const key = idKey(message.id);
+      if (key === this.#initializeKey) await this.#onInitializeResponse(message);
+      const waiter = this.#jsonWaiters.get(key);
+      if (waiter) {
+        this.#jsonWaiters.delete(key);
+        return waiter.resolve(message);
+      }
+      const stream = this.#byRequest.get(key);
+      if (!stream) throw new Error(`No open request ${key} to answer`);
+      let payload = JSON.stringify(message);
+      if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
+        payload = JSON.stringify(errorResponse(message.id, new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes })));
+      }
+      this.#byRequest.delete(key);
+      const appended = stream.append(payload);
+      stream.answered(key);
+      return appended;
+    }
+    const related = options?.relatedRequestId;
+    const stream = (related !== undefined && this.#byRequest.get(idKey(related))) || this.#standalone;
+    const payload = JSON.stringify(message);
+    if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
+      throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
+    }
+    return stream.append(payload);
+  }
+
+  transportClosed(): void {
+    void this.terminate().catch(this.#report);
+  }
+
+  onStreamComplete(stream: OutboundStream): void {
+    this.#streams.delete(stream.name);
+    this.#completed.push(stream.name);
+    if (this.#completed.length > this.#deps.limits.maxStreamsPerSession) {
+      const oldest = this.#completed.shift() as string;
+      void this.log.dropStream(this.sessionId, oldest).catch(this.#report);
+    }
+  }
+
+  get #polling(): boolean {
+    return supportsPolling(this.record.protocolVersion as ProtocolVersion);
+  }
+
+  get #retry(): number | undefined {
+    return this.#polling ? this.#deps.retryMs : undefined;
+  }
+
+  readonly #report = (error: unknown): void => {
+    this.#deps.onError(error instanceof Error ? error : new Error(String(error)));
+  };
+
+  async #onInitializeResponse(message: JsonRpcMessage): Promise<void> {
+    this.#initializeKey = undefined;
+    const version = 'result' in message ? message.result.protocolVersion : undefined;
+    if (typeof version === 'string') {
+      this.record.protocolVersion = version;
+      await this.#deps.store.sessions.put(this.record);
+    } else {
+      // The SDK refused to initialize: the session must not outlive the answer.
+      setImmediate(() => void this.terminate().catch(this.#report));
+    }
+  }
+
+  #checkAdmission(keys: string[]): void {
+    if (this.#byRequest.size + this.#jsonWaiters.size + keys.length > this.#deps.limits.maxInFlightPerSession) {
+      throw new ContinuityError('in-flight-limit');
+    }
+    const seen = new Set<string>();
+    for (const k of keys) {
+      if (seen.has(k) || this.#byRequest.has(k) || this.#jsonWaiters.has(k)) {
+        throw new ContinuityError('duplicate-request-id', `A request with id ${k} is already in flight`);
+      }
+      seen.add(k);
+    }
+  }
+
+  async #postJson(messages: JsonRpcMessage[], keys: string[], extra: MessageExtra, batch: boolean): Promise<Response> {
+    const ids = messages.filter(isRequest).map((r) => r.id);
+    const answers = keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve })));
+    for (const m of messages) this.transport.receive(m, extra);
+    const results = await Promise.all(answers);
+    const headers = { 'content-type': 'application/json', 'mcp-session-id': this.sessionId, 'x-mcp-replay-epoch': this.epoch };
+    return new Response(JSON.stringify(batch ? results : results[0]), { status: 200, headers });
+  }
+
+  /** Request streams are numbered: a missing one below the counter existed and was dropped. */
+  #wasDropped(stream: string): boolean {
+    const n = parseInt(stream, 36);
+    return /^[0-9a-z]+$/.test(stream) && n >= 1 && n < this.#nextStream;
+  }
+
+  #newStreamName(): string {
+    return (this.#nextStream++).toString(36);
+  }
+
+  #newSink(): SseSink {
+    return new SseSink({ maxBufferedBytes: this.#deps.limits.maxBufferedBytes, keepAliveMs: this.#deps.keepAliveMs });
+  }
+
+  #extra(request: Request, context: HandleContext): MessageExtra {
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    return {
+      request,
+      requestInfo: { headers, url: new URL(request.url) },
+      authInfo: context.authInfo,
+      closeStandaloneSSEStream: () => this.#standalone.closeReader(this.#retry),
+    };
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * In-memory store: fast, and gone with the process. A restarted server therefore knows
+ * none of its old sessions and answers 404, which makes clients re-initialize: the
+ * honest outcome when the log is lost.
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import { byteLength, checkContiguous, resolveRetention } from './rules.js';
+import type {
+  EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
+} from './types.js';
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  retention?: RetentionOptions;
+  /** Clock, for tests of age-based retention. */
+  now?: () => number;
+}
+
+interface MemoryStream {
+  head: StreamHead;
+  /** `events[start]` is the event with seq `head.firstSeq`; the prefix before it is trimmed. */
+  events: LogEvent[];
+  start: number;
+  bytes: number;
+}
+
+class MemoryEventLog implements EventLog {
+  readonly #sessions = new Map<string, Map<string, MemoryStream>>();
+  readonly #retention: Required<RetentionOptions>;
+  readonly #now: () => number;
+
+  constructor(retention: Required<RetentionOptions>, now: () => number) {
+    this.#retention = retention;
+    this.#now = now;
+  }
+
+  async openStream(session: string, stream: string, seed: string, info: StreamInfo): Promise<void> {
+    let streams = this.#sessions.get(session);
+    if (!streams) this.#sessions.set(session, (streams = new Map()));
+    if (streams.has(stream)) throw new ContinuityError('store-conflict', `Stream ${stream} already exists`);
+    streams.set(stream, {
+      head: { ...info, requestIds: [...info.requestIds], firstSeq: 1, baseChain: seed, lastSeq: 0, lastChain: seed, closed: false },
+      events: [],
+      start: 0,
+      bytes: 0,
+    });
+  }
+
+  async append(session: string, stream: string, events: readonly LogEvent[]): Promise<void> {
+    const s = this.#stream(session, stream);
+    if (!s) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
+    checkContiguous(s.head, events);
+    for (const e of events) {
+      s.events.push(e);
+      s.bytes += byteLength(e.payload);
+    }
+    const last = events[events.length - 1];
+    if (last) {
+      s.head.lastSeq = last.seq;
+      s.head.lastChain = last.chain;
+    }
+    this.#trim(s);
+  }
+
+  async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
+    const s = this.#stream(session, stream);
+    if (!s) return [];
+    const from = Math.max(afterSeq + 1, s.head.firstSeq);
+    const i = s.start + (from - s.head.firstSeq);
+    return s.events.slice(i, i + limit);
+  }
+
+  async head(session: string, stream: string): Promise<StreamHead | undefined> {
+    const s = this.#stream(session, stream);
+    return s && { ...s.head, requestIds: [...s.head.requestIds] };
+  }
+
+  async closeStream(session: string, stream: string): Promise<void> {
+    const s = this.#stream(session, stream);
+    if (s) s.head.closed = true;
+  }
+
+  async streams(session: string): Promise<string[]> {
+    return [...(this.#sessions.get(session)?.keys() ?? [])];
+  }
+
+  async dropStream(session: string, stream: string): Promise<void> {
+    this.#sessions.get(session)?.delete(stream);
+  }
+
+  async dropSession(session: string): Promise<void> {
+    this.#sessions.delete(session);
+  }
+
+  #stream(session: string, stream: string): MemoryStream | undefined {
+    return this.#sessions.get(session)?.get(stream);
+  }
+
+  #trim(s: MemoryStream): void {
+    const { maxEvents, maxBytes, maxAgeMs } = this.#retention;
+    const cutoff = Number.isFinite(maxAgeMs) ? this.#now() - maxAgeMs : -Infinity;
+    while (s.start < s.events.length) {
+      const count = s.events.length - s.start;
+      const oldest = s.events[s.start] as LogEvent;
+      if (count <= maxEvents && s.bytes <= maxBytes && oldest.at >= cutoff) break;
+      s.start++;
+      s.bytes -= byteLength(oldest.payload);
+      s.head.firstSeq = oldest.seq + 1;
+      s.head.baseChain = oldest.chain;
+    }
+    // Compact once the dead prefix dominates, so trimming stays amortised O(1).
+    if (s.start > 1024 && s.start * 2 > s.events.length) {
+      s.events = s.events.slice(s.start);
+      s.start = 0;
+    }
+  }
+}
+
+class MemorySessionStore implements SessionStore {
+  readonly #records = new Map<string, SessionRecord>();
+
+  async create(record: SessionRecord): Promise<void> {
+    if (this.#records.has(record.id)) throw new ContinuityError('store-conflict', 'Session id already exists');
+    this.#records.set(record.id, clone(record));
+  }
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const r = this.#records.get(id);
+    return r && clone(r);
+  }
+  async put(record: SessionRecord): Promise<void> {
+    if (this.#records.has(record.id)) this.#records.set(record.id, clone(record));
+  }
+  async delete(id: string): Promise<void> {
+    this.#records.delete(id);
+  }
+  async count(): Promise<number> {
+    return this.#records.size;
+  }
+  async idleSince(cutoff: number, limit: number): Promise<string[]> {
+    const out: string[] = [];
+    for (const r of this.#records.values()) {
+      if (out.length >= limit) break;
+      if (r.lastActiveAt < cutoff) out.push(r.id);
+    }
+    return out;
+  }
+}
+
+function clone(r: SessionRecord): SessionRecord {
+  return { ...r, pastEpochs: [...r.pastEpochs] };
+}
+
+/**
+ * A store that lives in this process's memory.
+ *
+ * @example
+ * ```ts
+ * import { memoryStore } from 'mcp-continuity/stores/memory';
+ * const store = memoryStore({ retention: { maxEvents: 1000 } });
+ * ```
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): Store {
+  const retention = resolveRetention(options.retention);
+  const now = options.now ?? Date.now;
+  return {
+    name: 'memory',
+    durable: false,
+    sessions: new MemorySessionStore(),
+    log: new MemoryEventLog(retention, now),
+    async close() {},
+  };
+}

@@ -1,0 +1,36 @@
+/** Rules every store applies the same way: retention options, byte counting, contiguity. */
+import { ContinuityError } from '../protocol/errors.js';
+import { DEFAULT_RETENTION, type LogEvent, type RetentionOptions, type StreamHead } from './types.js';
+
+export function resolveRetention(options: RetentionOptions | undefined): Required<RetentionOptions> {
+  const r = { ...DEFAULT_RETENTION, ...options };
+  for (const [k, v] of Object.entries(r)) {
+    if (!(typeof v === 'number' && v > 0)) throw new RangeError(`retention.${k} must be a positive number, got ${String(v)}`);
+  }
+  return r;
+}
+
+/** UTF-8 byte length without allocating. */
+export function byteLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) { n += 4; i++; }
+    else n += 3;
+  }
+  return n;
+}
+
+/** Throws `store-conflict` unless `events` continue `head` contiguously. Shared by stores. */
+export function checkContiguous(head: StreamHead, events: readonly LogEvent[]): void {
+  if (head.closed) throw new ContinuityError('store-conflict', 'Stream is closed');
+  let expected = head.lastSeq + 1;
+  for (const e of events) {
+    if (e.seq !== expected) {
+      throw new ContinuityError('store-conflict', `Expected seq ${expected}, got ${e.seq}`, { expected, got: e.seq });
+    }
+    expected++;
+  }
+}
