@@ -24,6 +24,12 @@ export interface Endpoint {
   close(): Promise<void>;
   /** Live sessions in this process. */
   readonly sessionCount: number;
+  /**
+   * Declares a session's replay log lost or damaged: the log restarts under a new epoch,
+   * and every older cursor of the session is refused with `replay-epoch-mismatch` (409).
+   * Throws `session-not-found` for an unknown session.
+   */
+  resetReplayLog(sessionId: string): Promise<void>;
   /** The store in use. */
   readonly store: Store;
   /**
@@ -169,6 +175,11 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       return sessions.size;
     },
     store,
+    async resetReplayLog(sessionId) {
+      const session = sessions.get(sessionId);
+      if (!session) throw new ContinuityError('session-not-found');
+      await session.resetLog();
+    },
     defaultHostGuard(g) {
       if (guard === undefined) guard = g;
     },

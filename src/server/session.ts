@@ -4,6 +4,7 @@
  * a related message to its request's stream while that is open, anything else to the
  * standalone stream).
  */
+import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
 import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
@@ -30,6 +31,8 @@ export interface SessionDeps {
 }
 
 const STANDALONE = '0';
+/** Earlier epochs remembered per session: enough to name a reset, bounded. */
+const MAX_PAST_EPOCHS = 8;
 
 /** JSON text of an id: keeps `1` and `"1"` apart. */
 export function idKey(id: RequestId): string {
@@ -157,6 +160,7 @@ export class Session implements StreamHost, TransportOwner {
     if (this.#terminated) return;
     this.#terminated = true;
     this.#detachAll();
+    this.#abandonAll();
     try {
       await this.#server?.close();
     } catch (error) {
@@ -170,6 +174,7 @@ export class Session implements StreamHost, TransportOwner {
     if (this.#terminated) return;
     this.#terminated = true;
     this.#detachAll();
+    this.#abandonAll();
     try {
       await this.#server?.close();
     } catch (error) {
@@ -184,11 +189,39 @@ export class Session implements StreamHost, TransportOwner {
   #detachAll(): void {
     this.#standalone?.detach();
     for (const s of this.#streams.values()) s.detach();
+  }
+
+  #abandonAll(): void {
     this.#streams.clear();
     this.#byRequest.clear();
     // A JSON answer still owed can never come: say so instead of leaving the POST hanging.
     for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned')));
     this.#jsonWaiters.clear();
+  }
+
+  /**
+   * Starts a new generation of the event log: every stored stream is dropped, the epoch
+   * rotates (the old one is remembered, so its cursors get `replay-epoch-mismatch`), live
+   * readers are closed, and requests still in flight continue on fresh streams.
+   */
+  async resetLog(): Promise<void> {
+    if (this.#terminated) throw new ContinuityError('session-not-found');
+    this.#detachAll();
+    const { store } = this.#deps;
+    await store.log.dropSession(this.sessionId);
+    this.record.pastEpochs = [...this.record.pastEpochs, this.record.epoch].slice(-MAX_PAST_EPOCHS);
+    this.record.epoch = randomToken(12);
+    await store.sessions.put(this.record);
+    this.#completed.length = 0;
+    this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
+    const open = [...this.#streams.values()];
+    this.#streams.clear();
+    for (const old of open) {
+      const keys = [...old.openRequests];
+      const stream = await OutboundStream.open(this, this.#newStreamName(), { kind: 'request', requestIds: keys });
+      this.#streams.set(stream.name, stream);
+      for (const k of keys) this.#byRequest.set(k, stream);
+    }
   }
 
   touch(): void {
