@@ -1,0 +1,157 @@
+/**
+ * Resume over real sockets: cut a POST stream and the standalone stream at many points
+ * (FIN and RST), resume each time with the last ID seen, and count what the client got.
+ * Lost, duplicated, reordered and unexpected must all be 0. Seeds are printed on failure.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { parseEventId } from '../../src/protocol/event-id.js';
+import { startFixture, type Fixture } from '../helpers/fixture.js';
+import { initialize, messages, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
+import { createStreamServer, deliveryReport, prng } from '../helpers/stream-server.js';
+
+const ZERO = { lost: 0, duplicated: 0, reordered: 0, unexpected: 0 };
+
+/** Cut points: `count` distinct event counts in [1, max], sorted, from `seed`. */
+function cutPoints(seed: number, count: number, max: number): number[] {
+  const rand = prng(seed);
+  const points = new Set<number>();
+  while (points.size < count) points.add(1 + Math.floor(rand() * max));
+  return [...points].sort((a, b) => a - b);
+}
+
+/** Checks that the SSE IDs seen are one stream's contiguous run, without repeats. */
+function assertContiguousIds(events: EventSourceMessage[], context: string): void {
+  let previous: number | undefined;
+  const seen = new Set<string>();
+  for (const e of events) {
+    assert.ok(e.id, `${context}: event without id`);
+    assert.ok(!seen.has(e.id), `${context}: duplicate id ${e.id}`);
+    seen.add(e.id);
+    const { seq } = parseEventId(e.id);
+    if (previous !== undefined) assert.equal(seq, previous + 1, `${context}: seq ${seq} after ${previous}`);
+    previous = seq;
+  }
+}
+
+function payloadSeqs(events: EventSourceMessage[]): number[] {
+  return messages(events)
+    .filter((m) => m.method === 'notifications/message')
+    .map((m) => ((m.params as { data: { seq: number } }).data.seq));
+}
+
+/** Calls a tool on a POST stream that is cut at every point in `cuts`, resuming after each. */
+async function callThroughCuts(f: Fixture, h: Handshake, tool: string, args: Record<string, unknown>, cuts: number[], seed: number) {
+  const all: EventSourceMessage[] = [];
+  const request = rpc('tools/call', { name: tool, arguments: args });
+  let cutIndex = 0;
+  const cutAt = (): ((e: EventSourceMessage, got: EventSourceMessage[]) => boolean) | undefined => {
+    const target = cuts[cutIndex];
+    if (target === undefined) return undefined;
+    const already = all.length;
+    return (_e, got) => already + got.length >= target;
+  };
+  const mode = (): 'fin' | 'rst' => (cutIndex % 2 === 0 ? 'fin' : 'rst');
+  let response = await send(f.url, { body: request, headers: sessionHeaders(h), cutWhen: cutAt(), cut: mode() });
+  assert.equal(response.status, 200);
+  all.push(...response.events);
+  const answered = (): boolean => messages(all).some((m) => m.id === request.id);
+  for (let round = 0; !answered(); round++) {
+    assert.ok(round < cuts.length + 3, `seed ${seed}: no final response after ${round} resumes`);
+    cutIndex++;
+    const last = all.at(-1)?.id;
+    assert.ok(last, `seed ${seed}: nothing to resume from`);
+    response = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': last }), cutWhen: cutAt(), cut: mode() });
+    assert.equal(response.status, 200, `seed ${seed}: resume refused: ${response.text}`);
+    all.push(...response.events);
+  }
+  return { all, request };
+}
+
+describe('resume a POST stream cut at many points', () => {
+  let f: Fixture;
+  before(async () => {
+    f = await startFixture({ keepAliveMs: 0 });
+  });
+  after(() => f.close());
+
+  for (const seed of [1, 2, 3, 4]) {
+    test(`emit 500, 8 cuts, seed ${seed}`, async () => {
+      const h = await initialize(f.url);
+      const cuts = cutPoints(seed, 8, 500);
+      const { all } = await callThroughCuts(f, h, 'emit', { count: 500 }, cuts, seed);
+      assertContiguousIds(all, `seed ${seed}`);
+      assert.deepEqual({ ...deliveryReport(payloadSeqs(all), 500), received: undefined }, { ...ZERO, received: undefined }, `seed ${seed} cuts ${cuts.join(',')}`);
+      // The tail of the stream is the tool result, delivered once.
+      assert.equal(messages(all).filter((m) => 'result' in m).length, 1);
+    });
+  }
+
+  test('a burst of 2,000 events within the same millisecond, cut 10 times', async () => {
+    const seed = 2000;
+    const g = await startFixture({ keepAliveMs: 0, server: () => createStreamServer() });
+    try {
+      const h = await initialize(g.url);
+      const cuts = cutPoints(seed, 10, 2000);
+      const { all } = await callThroughCuts(g, h, 'burst', { count: 2000 }, cuts, seed);
+      assertContiguousIds(all, `seed ${seed}`);
+      const report = deliveryReport(payloadSeqs(all), 2000);
+      assert.deepEqual({ ...report, received: 0 }, { ...ZERO, received: 0 }, `seed ${seed} cuts ${cuts.join(',')}`);
+      // Prove the test exercised a same-millisecond burst: many events share a timestamp.
+      const stream = parseEventId(all[0]?.id ?? '').stream;
+      const stored = await g.endpoint.store.log.read(h.sessionId, stream, 0, 5000);
+      const perMs = new Map<number, number>();
+      for (const e of stored) perMs.set(e.at, (perMs.get(e.at) ?? 0) + 1);
+      assert.ok(Math.max(...perMs.values()) >= 100, `burst spread over ${perMs.size} ms`);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('resume the standalone GET stream cut at many points', () => {
+  for (const seed of [11, 12, 13]) {
+    test(`broadcast 300, 6 cuts, seed ${seed}`, async () => {
+      const f = await startFixture({ keepAliveMs: 0, server: () => createStreamServer() });
+      try {
+        const h = await initialize(f.url);
+        const total = 300;
+        const cuts = cutPoints(seed, 6, total);
+        const all: EventSourceMessage[] = [];
+        // Open the stream and wait for its priming event before anything is broadcast.
+        let primed!: () => void;
+        const isPrimed = new Promise<void>((r) => (primed = r));
+        const seen = (): number => payloadSeqs(all).length;
+        let cutIndex = 0;
+        const cutWhen = (e: EventSourceMessage, got: EventSourceMessage[]): boolean => {
+          if (e.data === '') primed();
+          const target = cuts[cutIndex] ?? total;
+          return seen() + payloadSeqs(got).length >= target;
+        };
+        const first = send(f.url, { headers: sessionHeaders(h), cutWhen, cut: 'fin' });
+        await isPrimed;
+        const call = send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: total, intervalMs: 0 } }), headers: sessionHeaders(h) });
+        all.push(...(await first).events);
+        for (let round = 0; seen() < total; round++) {
+          assert.ok(round < cuts.length + 3, `seed ${seed}: stalled at ${seen()} of ${total}`);
+          cutIndex++;
+          const last = all.at(-1)?.id as string;
+          const r = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': last }), cutWhen, cut: cutIndex % 2 ? 'rst' : 'fin', timeoutMs: 5000 });
+          assert.equal(r.status, 200, r.text);
+          all.push(...r.events);
+        }
+        assert.equal((await call).status, 200);
+        // Nothing more may arrive after the last one: resume once more and expect silence.
+        const tail = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': all.at(-1)?.id as string }), timeoutMs: 300 });
+        assert.equal(tail.status, 200);
+        assert.equal(tail.events.length, 0);
+        assertContiguousIds(all, `seed ${seed}`);
+        const report = deliveryReport(payloadSeqs(all), total);
+        assert.deepEqual({ ...report, received: 0 }, { ...ZERO, received: 0 }, `seed ${seed} cuts ${cuts.join(',')}`);
+      } finally {
+        await f.close();
+      }
+    });
+  }
+});

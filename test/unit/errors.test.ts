@@ -1,0 +1,192 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ContinuityError,
+  ERRORS,
+  JsonRpcCode,
+  isContinuityError,
+  isErrorCode,
+  type ErrorCode,
+} from '../../src/protocol/errors.js';
+
+const CODES = Object.keys(ERRORS) as ErrorCode[];
+const BRAND = Symbol.for('mcp-continuity.error');
+
+/** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */
+function foreignError(code: ErrorCode): object {
+  class ForeignBase extends Error {}
+  Object.defineProperty(ForeignBase.prototype, BRAND, { value: true });
+  class ForeignContinuityError extends ForeignBase {
+    readonly code = code;
+  }
+  return new ForeignContinuityError('from another module copy');
+}
+
+describe('errors: the table', () => {
+  it('has codes', () => {
+    assert.ok(CODES.length > 20);
+  });
+
+  for (const code of CODES) {
+    const spec = ERRORS[code];
+    it(`${code}: constructs with the table's status, rpcCode, message and retryable`, () => {
+      const err = new ContinuityError(code);
+      assert.ok(err instanceof Error);
+      assert.ok(err instanceof ContinuityError);
+      assert.equal(err.name, 'ContinuityError');
+      assert.equal(err.code, code);
+      assert.equal(err.status, spec.status);
+      assert.equal(err.rpcCode, spec.rpc);
+      assert.equal(err.message, spec.message);
+      assert.equal(err.retryable, spec.retryable);
+      assert.equal(err.detail, undefined);
+
+      const rpc = err.toJsonRpcError();
+      assert.equal(rpc.code, spec.rpc);
+      assert.equal(rpc.message, spec.message);
+      assert.equal(rpc.data.reason, code);
+      assert.deepEqual(rpc.data, { reason: code });
+      assert.deepEqual(err.toData(), { reason: code });
+      // The wire form survives JSON.
+      assert.deepEqual(JSON.parse(JSON.stringify(rpc)), rpc);
+    });
+
+    it(`${code}: isContinuityError and isErrorCode`, () => {
+      const err = new ContinuityError(code);
+      assert.equal(isContinuityError(err), true);
+      assert.equal(isContinuityError(err, code), true);
+      const other = CODES.find((c) => c !== code) as ErrorCode;
+      assert.equal(isContinuityError(err, other), false);
+      assert.equal(isErrorCode(code), true);
+      // A code received on the wire maps back to the same typed error.
+      const back = new ContinuityError(err.toJsonRpcError().data.reason as ErrorCode);
+      assert.equal(back.status, err.status);
+    });
+  }
+
+  it('statuses are valid HTTP error statuses', () => {
+    for (const code of CODES) {
+      const { status } = ERRORS[code];
+      assert.ok(Number.isInteger(status) && status >= 400 && status <= 599, `${code}: ${status}`);
+    }
+  });
+
+  it('JSON-RPC codes are integers in the reserved range', () => {
+    const known = new Set<number>(Object.values(JsonRpcCode));
+    for (const code of CODES) {
+      const { rpc } = ERRORS[code];
+      assert.ok(Number.isInteger(rpc) && rpc >= -32768 && rpc <= -32000, `${code}: ${rpc}`);
+      assert.ok(known.has(rpc), `${code}: ${rpc} is not a JsonRpcCode`);
+    }
+  });
+
+  it('every code is kebab-case, every message non-empty', () => {
+    for (const code of CODES) {
+      assert.match(code, /^[a-z]+(-[a-z]+)*$/);
+      assert.ok(ERRORS[code].message.length > 0, code);
+      assert.equal(typeof ERRORS[code].retryable, 'boolean', code);
+    }
+  });
+
+  it('the DESIGN refusal table holds', () => {
+    const expected: Array<[ErrorCode, number, number]> = [
+      ['session-not-found', 404, -32001],
+      ['cursor-invalid', 400, JsonRpcCode.ContinuityRefused],
+      ['replay-epoch-mismatch', 409, JsonRpcCode.ContinuityRefused],
+      ['replay-window-exceeded', 410, JsonRpcCode.ContinuityRefused],
+      ['cursor-ahead', 409, JsonRpcCode.ContinuityRefused],
+      ['session-superseded', 410, JsonRpcCode.ContinuityRefused],
+    ];
+    for (const [code, status, rpc] of expected) {
+      assert.equal(ERRORS[code].status, status, code);
+      assert.equal(ERRORS[code].rpc, rpc, code);
+      assert.equal(ERRORS[code].retryable, false, `${code} must not be retried unchanged`);
+    }
+    assert.equal(JsonRpcCode.SessionNotFound, -32001);
+  });
+});
+
+describe('errors: ContinuityError', () => {
+  it('custom message, detail and cause', () => {
+    const cause = new Error('root');
+    const err = new ContinuityError('cursor-ahead', 'custom', { lastSeq: 3, cursorSeq: 9 }, { cause });
+    assert.equal(err.message, 'custom');
+    assert.equal(err.cause, cause);
+    assert.deepEqual(err.detail, { lastSeq: 3, cursorSeq: 9 });
+    assert.deepEqual(err.toData(), { reason: 'cursor-ahead', lastSeq: 3, cursorSeq: 9 });
+    assert.deepEqual(err.toJsonRpcError(), {
+      code: JsonRpcCode.ContinuityRefused,
+      message: 'custom',
+      data: { reason: 'cursor-ahead', lastSeq: 3, cursorSeq: 9 },
+    });
+    assert.equal(err.status, 409);
+  });
+
+  it('has a stack', () => {
+    assert.equal(typeof new ContinuityError('internal-error').stack, 'string');
+  });
+
+  it('the brand is on the prototype, not an own enumerable property', () => {
+    const err = new ContinuityError('internal-error');
+    assert.equal(Object.prototype.hasOwnProperty.call(err, BRAND), false);
+    assert.equal((err as unknown as Record<symbol, unknown>)[BRAND], true);
+    assert.deepEqual(Object.getOwnPropertySymbols(err), []);
+  });
+
+  it('instanceof matches an error from a simulated second module copy', () => {
+    const foreign = foreignError('replay-window-exceeded');
+    assert.equal(foreign instanceof ContinuityError, true);
+    assert.equal(isContinuityError(foreign), true);
+    assert.equal(isContinuityError(foreign, 'replay-window-exceeded'), true);
+    assert.equal(isContinuityError(foreign, 'cursor-invalid'), false);
+  });
+
+  it('instanceof matches an object whose prototype chain carries the brand', () => {
+    const proto = Object.create(null, { [BRAND]: { value: true } }) as object;
+    const obj = Object.create(proto) as object;
+    assert.equal(obj instanceof ContinuityError, true);
+  });
+
+  it('instanceof rejects look-alikes', () => {
+    const lookalikes: unknown[] = [
+      null,
+      undefined,
+      0,
+      'cursor-invalid',
+      Symbol.for('mcp-continuity.error'),
+      {},
+      new Error('x'),
+      { code: 'cursor-invalid', status: 400, name: 'ContinuityError' },
+      { [BRAND]: 'true' },
+      { [BRAND]: 1 },
+      { [Symbol('mcp-continuity.error')]: true },
+      JSON.parse(JSON.stringify(new ContinuityError('cursor-invalid'))),
+      Object.create(Error.prototype),
+    ];
+    for (const v of lookalikes) {
+      assert.equal(v instanceof ContinuityError, false, String(typeof v === 'symbol' ? 'symbol' : JSON.stringify(v)));
+      assert.equal(isContinuityError(v), false);
+    }
+  });
+
+  it('subclasses keep ordinary prototype checks', () => {
+    class SubError extends ContinuityError {}
+    class OtherSub extends ContinuityError {}
+    const sub = new SubError('store-conflict');
+    assert.equal(sub instanceof SubError, true);
+    assert.equal(sub instanceof ContinuityError, true);
+    assert.equal(sub instanceof OtherSub, false);
+    assert.equal(new ContinuityError('store-conflict') instanceof SubError, false);
+    assert.equal(foreignError('store-conflict') instanceof SubError, false);
+    assert.equal(sub.code, 'store-conflict');
+    assert.equal(sub.status, 500);
+  });
+});
+
+describe('errors: isErrorCode', () => {
+  it('rejects non-codes, including inherited Object keys', () => {
+    for (const v of ['', 'Cursor-Invalid', 'cursor_invalid', 'toString', 'constructor', '__proto__', 'hasOwnProperty', ' cursor-invalid', 1, null, undefined, {}, ['cursor-invalid']]) {
+      assert.equal(isErrorCode(v), false, String(v));
+    }
+  });
+});
