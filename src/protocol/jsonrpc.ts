@@ -36,26 +36,36 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** MCP ids are strings or integers (the SDK rejects fractions). */
 function isId(v: unknown): v is RequestId {
-  return (typeof v === 'string') || (typeof v === 'number' && Number.isFinite(v));
+  return typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
 }
 
-/** Classifies one message; throws `invalid-request` when it is not JSON-RPC 2.0. */
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const RESPONSE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error']);
+
+/**
+ * Classifies one message; throws `invalid-request` when it is not a JSON-RPC 2.0 message
+ * as MCP defines it. As strict as the SDK's schemas on purpose: a message we accepted
+ * but the SDK silently dropped would leave its request unanswered forever.
+ */
 export function classify(value: unknown): MessageKind {
   if (!isObject(value) || value.jsonrpc !== '2.0') throw notJsonRpc('missing "jsonrpc": "2.0"');
-  if ('params' in value && value.params !== undefined && !isObject(value.params) && !Array.isArray(value.params)) {
-    throw notJsonRpc('"params" must be an object or array');
-  }
+  if (value.params !== undefined && !isObject(value.params)) throw notJsonRpc('"params" must be an object');
   if (typeof value.method === 'string') {
+    for (const k of Object.keys(value)) if (!REQUEST_KEYS.has(k)) throw notJsonRpc(`unexpected member ${JSON.stringify(k.slice(0, 40))}`);
     if (!('id' in value)) return 'notification';
     if (isId(value.id)) return 'request';
-    throw notJsonRpc('request "id" must be a string or number');
+    throw notJsonRpc('request "id" must be a string or an integer');
   }
+  if ('method' in value) throw notJsonRpc('"method" must be a string');
   if ('result' in value || 'error' in value) {
+    for (const k of Object.keys(value)) if (!RESPONSE_KEYS.has(k)) throw notJsonRpc(`unexpected member ${JSON.stringify(k.slice(0, 40))}`);
     if ('result' in value && 'error' in value) throw notJsonRpc('response has both "result" and "error"');
-    if (!(isId(value.id) || (value.id === null && 'error' in value))) throw notJsonRpc('response "id" must be a string or number');
-    if ('error' in value && !(isObject(value.error) && typeof value.error.code === 'number')) {
-      throw notJsonRpc('"error" must be an object with a numeric "code"');
+    if ('result' in value && !isObject(value.result)) throw notJsonRpc('"result" must be an object');
+    if (!(isId(value.id) || (value.id === null && 'error' in value))) throw notJsonRpc('response "id" must be a string or an integer');
+    if ('error' in value && !(isObject(value.error) && Number.isInteger(value.error.code) && typeof value.error.message === 'string')) {
+      throw notJsonRpc('"error" must be an object with an integer "code" and a string "message"');
     }
     return 'response';
   }

@@ -61,6 +61,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const onError = options.onError ?? (() => {});
   let guard: HostGuardOptions | false | undefined = options.hostGuard;
   const sessions = new Map<string, Session>();
+  /** Rehydrations under way, so concurrent requests for one session share one. */
+  const rehydrating = new Map<string, Promise<Session | undefined>>();
   let closed = false;
 
   const deps: SessionDeps = {
@@ -81,13 +83,23 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     for (const s of sessions.values()) {
       if (!s.hasReader && s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
     }
+    // Sessions a durable store kept from earlier processes expire the same way.
+    if (store.durable) void expireStored(cutoff).catch(onError);
   }, Math.min(limits.sessionIdleMs / 2, 60_000));
+
+  async function expireStored(cutoff: number): Promise<void> {
+    for (const id of await store.sessions.idleSince(cutoff, 100)) {
+      if (sessions.has(id) || rehydrating.has(id)) continue;
+      await store.sessions.delete(id);
+      await store.log.dropSession(id);
+    }
+  }
   sweep.unref?.();
 
   async function lookup(request: Request, context: HandleContext): Promise<Session> {
     const id = request.headers.get(Header.SessionId);
     if (id === null || id === '') throw new ContinuityError('session-required');
-    const session = sessions.get(id);
+    const session = sessions.get(id) ?? (await rehydrate(id));
     // A session bound to a principal is invisible to anyone else: same answer as unknown.
     if (!session || session.terminated || session.record.principal !== context.principal) {
       throw new ContinuityError('session-not-found');
@@ -99,6 +111,30 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       });
     }
     return session;
+  }
+
+  /** A session this process does not hold, rebuilt from a durable store; undefined if unknown. */
+  function rehydrate(id: string): Promise<Session | undefined> {
+    if (!store.durable || !VISIBLE_ASCII.test(id) || id.length > 256) return Promise.resolve(undefined);
+    let pending = rehydrating.get(id);
+    if (!pending) {
+      pending = (async () => {
+        const record = await store.sessions.get(id);
+        if (!record) return undefined;
+        if (sessions.size >= limits.maxSessions) throw new ContinuityError('session-limit');
+        const session = new Session(record, deps);
+        try {
+          await session.rehydrate(await options.server({ sessionId: id, rehydrating: true }));
+        } catch (error) {
+          await session.shutdown().catch(onError);
+          throw error;
+        }
+        sessions.set(id, session);
+        return session;
+      })().finally(() => rehydrating.delete(id));
+      rehydrating.set(id, pending);
+    }
+    return pending;
   }
 
   async function initialize(message: JsonRpcRequest, request: Request, context: HandleContext): Promise<Response> {

@@ -6,7 +6,7 @@
  * is in flight go out together in the next.
  */
 import { chainSeed, formatEventId, nextChain } from '../protocol/event-id.js';
-import type { EventLog, LogEvent, StreamInfo } from '../store/types.js';
+import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { SseSink } from './sse-sink.js';
 
 /** What a stream needs from its session. */
@@ -66,6 +66,25 @@ export class OutboundStream {
     return new OutboundStream(host, name, info, 0, seed);
   }
 
+  /**
+   * Rebuilds a stream an earlier process wrote, continuing its numbering and chain.
+   * `info.requestIds` are the requests it still owes; a reader attaching later without a
+   * cursor starts after everything stored (the old process may have delivered it).
+   */
+  static restore(host: StreamHost, name: string, head: StreamHead, info: StreamInfo): OutboundStream {
+    const stream = new OutboundStream(host, name, info, head.lastSeq, head.lastChain);
+    stream.#deliveredSeq = head.lastSeq;
+    return stream;
+  }
+
+  /** Completes a request stream that owes nothing (its process died after the last response). */
+  settle(): void {
+    if (this.kind === 'request' && this.#open.size === 0 && !this.#completing) {
+      this.#completing = true;
+      if (!this.#flushing) void this.#flush();
+    }
+  }
+
   get lastSeq(): number {
     return this.#persistedSeq;
   }
@@ -98,10 +117,7 @@ export class OutboundStream {
   /** A response for `key` was appended: once none is owed, the stream completes. */
   answered(key: string): void {
     this.#open.delete(key);
-    if (this.#open.size === 0 && this.kind === 'request') {
-      this.#completing = true;
-      if (!this.#flushing) void this.#flush();
-    }
+    this.settle();
   }
 
   /**

@@ -13,6 +13,7 @@ import { byteLength } from '../store/rules.js';
 import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
+import { planRehydration, STANDALONE_STREAM } from './rehydrate.js';
 import { replayStored } from './replay.js';
 import { checkCursor, checkPosition } from './resume.js';
 import { SessionTransport, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
@@ -30,7 +31,7 @@ export interface SessionDeps {
   onEnd(session: Session): void;
 }
 
-const STANDALONE = '0';
+const STANDALONE = STANDALONE_STREAM;
 /** Earlier epochs remembered per session: enough to name a reset, bounded. */
 const MAX_PAST_EPOCHS = 8;
 
@@ -55,12 +56,16 @@ export class Session implements StreamHost, TransportOwner {
   readonly #completed: string[] = [];
   #nextStream = 1;
   #initializeKey: string | undefined;
+  /** Responses nobody waits for (the replayed initialize of a rehydration). */
+  readonly #swallow = new Map<string, () => void>();
   #terminated = false;
+  #persistedActiveAt: number;
 
   constructor(record: SessionRecord, deps: SessionDeps) {
     this.record = record;
     this.#deps = deps;
     this.transport = new SessionTransport(record.id, this);
+    this.#persistedActiveAt = record.lastActiveAt;
   }
 
   // StreamHost
@@ -96,6 +101,38 @@ export class Session implements StreamHost, TransportOwner {
     this.#initializeKey = idKey(initialize.id);
     this.#server = server;
     await server.connect(this.transport as never);
+  }
+
+  /**
+   * Rebuilds a session an earlier process left in a durable store: streams continue where
+   * the log ends, a fresh SDK server is initialized by replaying the stored initialize,
+   * and requests that were in flight when that process died are answered on their
+   * streams with `request-abandoned`, so a resuming client fails fast instead of waiting.
+   */
+  async rehydrate(server: SdkServerLike): Promise<void> {
+    const plan = await planRehydration(this.log, this.sessionId, this.replayPageSize);
+    this.#standalone = plan.standalone
+      ? OutboundStream.restore(this, STANDALONE, plan.standalone, { kind: 'standalone', requestIds: [] })
+      : await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
+    this.#nextStream = plan.nextStream;
+    this.#completed.push(...plan.closed);
+    this.#server = server;
+    await server.connect(this.transport as never);
+    const init = JSON.parse(this.record.initialize) as JsonRpcRequest;
+    const initialized = new Promise<void>((resolve) => this.#swallow.set(idKey(init.id), resolve));
+    this.transport.receive(init, {});
+    await initialized;
+    this.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, {});
+    const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped');
+    for (const { name, head, unanswered } of plan.open) {
+      const stream = OutboundStream.restore(this, name, head, { kind: 'request', requestIds: unanswered });
+      this.#streams.set(name, stream);
+      for (const key of unanswered) {
+        void stream.append(JSON.stringify(errorResponse(JSON.parse(key) as RequestId, abandoned))).catch(this.#report);
+        stream.answered(key);
+      }
+      stream.settle();
+    }
   }
 
   /** Handles the messages of one POST (already validated by the endpoint). */
@@ -225,7 +262,14 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   touch(): void {
-    this.record.lastActiveAt = this.#deps.now();
+    const now = this.#deps.now();
+    this.record.lastActiveAt = now;
+    // Persist activity now and then (not per request), so a durable store's idle sweep
+    // after a restart does not expire sessions that were in use.
+    if (now - this.#persistedActiveAt > this.#deps.limits.sessionIdleMs / 10) {
+      this.#persistedActiveAt = now;
+      void this.#deps.store.sessions.put(this.record).catch(this.#report);
+    }
   }
 
   // TransportOwner: everything the SDK server sends comes through here.
@@ -233,6 +277,11 @@ export class Session implements StreamHost, TransportOwner {
     if (this.#terminated) throw new ContinuityError('session-not-found');
     if (isResponse(message) && message.id !== null) {
       const key = idKey(message.id);
+      const swallow = this.#swallow.get(key);
+      if (swallow) {
+        this.#swallow.delete(key);
+        return swallow();
+      }
       if (key === this.#initializeKey) await this.#onInitializeResponse(message);
       const waiter = this.#jsonWaiters.get(key);
       if (waiter) {
