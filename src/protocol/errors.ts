@@ -40,7 +40,6 @@ export const ERRORS = {
   'session-limit': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Too many sessions', retryable: true },
   'in-flight-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many requests in flight for this session', retryable: true },
   'duplicate-request-id': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'A request with this id is already in flight', retryable: false },
-  'already-initialized': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'Session already initialized', retryable: false },
   'session-superseded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Session superseded by a WebSocket upgrade; start a new session', retryable: false },
 
   // Resumption refusals (DESIGN §3)
@@ -62,7 +61,6 @@ export const ERRORS = {
   'event-too-large': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Message exceeds the maximum event size', retryable: false },
   'origin-forbidden': { status: 403, rpc: JsonRpcCode.ServerError, message: 'Forbidden: Origin not allowed', retryable: false },
   'host-forbidden': { status: 403, rpc: JsonRpcCode.ServerError, message: 'Forbidden: Host not allowed', retryable: false },
-  'stream-not-found': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Stream not found in this session', retryable: false },
 
   // Codec / internal
   'event-id-invalid': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Malformed event ID', retryable: false },
