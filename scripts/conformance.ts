@@ -19,8 +19,10 @@ const root = new URL('..', import.meta.url).pathname;
 const baseline = JSON.parse(readFileSync(join(root, 'conformance/baseline.json'), 'utf8')) as Baseline;
 const STRICT_SCENARIOS = ['server-sse-polling'];
 
-async function startServer(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'serve', '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startServer(dbPath: string): Promise<{ url: string; stop: () => void }> {
+  // The embedded default store (SQLite), on a file of our own.
+  const args = [join(root, 'dist/cli/main.js'), 'serve', '--port', '0', '--quiet', '--store', `sqlite:${dbPath}`];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
@@ -41,7 +43,8 @@ function scenarioOf(dir: string): string {
 }
 
 const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-const server = await startServer();
+const dbDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-db-'));
+const server = await startServer(join(dbDir, 'conformance.db'));
 let failed = 0;
 let passed = 0;
 const problems: string[] = [];
@@ -76,6 +79,7 @@ try {
 } finally {
   server.stop();
   rmSync(out, { recursive: true, force: true });
+  rmSync(dbDir, { recursive: true, force: true });
 }
 for (const p of problems) console.log(p);
 console.log(`conformance: ${passed} passed, ${failed} failed`);
