@@ -49,6 +49,18 @@ export const ERRORS = {
   'cursor-ahead': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is ahead of the event log: events the client saw are missing', retryable: false },
   'request-abandoned': { status: 500, rpc: JsonRpcCode.RequestAbandoned, message: 'Request abandoned: it can never complete', retryable: false },
 
+  // Client: a resume that cannot be proven continuous (each code is the verdict's kind).
+  // 502: the server answered, but not with a continuation the client can prove.
+  'session-invalid': { status: 502, rpc: JsonRpcCode.SessionNotFound, message: 'Session invalid on resume: re-initialize', retryable: false },
+  'epoch-changed': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Replay epoch changed on resume: the event log was reset', retryable: false },
+  gap: { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Events were skipped: the stream has a gap', retryable: false },
+  'replay-reset': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The server restarted or rewrote the stream', retryable: false },
+  'chain-mismatch': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event content does not continue the hash chain', retryable: false },
+  'foreign-stream': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event belongs to another stream, epoch or ID scheme', retryable: false },
+  undetectable: { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Continuity cannot be proven: event IDs carry no verifiable position', retryable: false },
+  'stream-lost': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The response stream was lost and cannot be resumed', retryable: false },
+  'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },
+
   // HTTP / protocol validation
   'not-acceptable': { status: 406, rpc: JsonRpcCode.ServerError, message: 'Not Acceptable: client must accept the required media types', retryable: false },
   'unsupported-media-type': { status: 415, rpc: JsonRpcCode.ServerError, message: 'Unsupported Media Type: Content-Type must be application/json', retryable: false },
