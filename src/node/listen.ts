@@ -61,7 +61,7 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
     });
   });
   const { port } = server.address() as AddressInfo;
-  if (isLoopbackHost(host)) endpoint.defaultHostGuard(loopbackGuard(port));
+  if (isLoopbackHost(host)) endpoint.defaultHostGuard(loopbackGuard(port, host));
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     server,

@@ -117,7 +117,8 @@ export class ContinuityError extends Error {
 
   /** `error.data` on the wire: the reason plus any detail. */
   toData(): Record<string, unknown> {
-    return { reason: this.code, ...this.detail };
+    // The code goes last: no detail may overwrite it on the wire.
+    return { ...this.detail, reason: this.code };
   }
 
   /** A JSON-RPC error object for this error. */

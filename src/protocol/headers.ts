@@ -39,7 +39,10 @@ export function accepts(header: string | null, type: string): boolean {
   if (header === null) return false;
   const [major] = type.split('/');
   for (const part of header.split(',')) {
-    const media = part.split(';')[0]?.trim().toLowerCase();
+    const [mediaPart, ...params] = part.split(';');
+    const media = mediaPart?.trim().toLowerCase();
+    // [RFC 9110 §12.4.2] q=0 means "not acceptable".
+    if (params.some((p) => /^\s*q\s*=\s*0(\.0{0,3})?\s*$/i.test(p))) continue;
     if (media === type || media === '*/*' || media === `${major}/*`) return true;
   }
   return false;

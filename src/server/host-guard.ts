@@ -16,14 +16,25 @@ export interface HostGuardOptions {
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-/** Is `host` (a bind address) a loopback address? */
+/** Is `host` (a bind address, any spelling) a loopback address? */
 export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  let h = host.toLowerCase();
+  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h.startsWith('::ffff:')) h = h.slice('::ffff:'.length); // IPv4-mapped IPv6
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true;
+  // ::1 in any of its spellings (0:0:0:0:0:0:0:1, 0::1, …)
+  return /^[0:]*:0*1$/.test(h) && h.includes(':');
 }
 
-/** The guard for a server bound to loopback on `port`: loopback names only, http and https. */
-export function loopbackGuard(port: number): HostGuardOptions {
-  const hosts = LOOPBACK_NAMES.map((n) => `${n}:${port}`);
+/**
+ * The guard for a server bound to loopback on `port`: loopback names (and the bind
+ * address itself, e.g. 127.0.0.2) only, http and https.
+ */
+export function loopbackGuard(port: number, bindHost?: string): HostGuardOptions {
+  const names = new Set(LOOPBACK_NAMES);
+  if (bindHost !== undefined) names.add(bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost);
+  const hosts = [...names].map((n) => `${n}:${port}`);
   return {
     allowedHosts: hosts,
     allowedOrigins: hosts.flatMap((h) => [`http://${h}`, `https://${h}`]),

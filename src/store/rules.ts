@@ -17,8 +17,10 @@ export function byteLength(s: string): number {
     const c = s.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) { n += 4; i++; }
-    else n += 3;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4; // a surrogate pair: one 4-byte code point
+      i++;
+    } else n += 3; // BMP, or a lone surrogate (encoded as U+FFFD, 3 bytes)
   }
   return n;
 }

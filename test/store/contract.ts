@@ -143,7 +143,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         const r = record('s1', { principal: undefined });
         await store.sessions.create(r);
         const got = await store.sessions.get('s1');
-        assert.ok(got);
+        assert.ok(got, 'record exists');
         assert.equal(got.principal, undefined);
         const { principal: _p, ...rest } = got;
         const { principal: _q, ...expected } = r;
@@ -232,7 +232,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         assert.deepEqual(await store.sessions.get('s1'), record('s1'), 'mutating the created object');
 
         const got = await store.sessions.get('s1');
-        assert.ok(got);
+        assert.ok(got, 'record exists');
         got.epoch = 'mutated';
         got.pastEpochs.push('mutated');
         got.principal = 'user:mallory';
@@ -534,7 +534,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         for (let after = 0; ;) {
           const page = await store.log.read('S', 'st', after, 10);
           if (page.length === 0) break;
-          assert.ok(page.length <= 10);
+          assert.ok(page.length <= 10, `page of ${page.length} > limit 10`);
           got.push(...plain(page));
           after = (page[page.length - 1] as LogEvent).seq;
         }
@@ -618,7 +618,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         const h = await headOf(store, 'S', 'st');
         await assertHead(store, 'S', 'st', w, h.firstSeq);
         const retainedBytes = (await readAll(store, 'S', 'st')).reduce((n, e) => n + utf8(e.payload), 0);
-        assert.ok(retainedBytes <= maxBytes);
+        assert.ok(retainedBytes <= maxBytes, `retained ${retainedBytes} bytes`);
       });
 
       it('an event larger than maxBytes trims everything: firstSeq = lastSeq + 1, baseChain = lastChain', async () => {

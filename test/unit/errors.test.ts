@@ -24,15 +24,15 @@ function foreignError(code: ErrorCode): object {
 
 describe('errors: the table', () => {
   it('has codes', () => {
-    assert.ok(CODES.length > 20);
+    assert.ok(CODES.length > 20, 'the table has its codes');
   });
 
   for (const code of CODES) {
     const spec = ERRORS[code];
     it(`${code}: constructs with the table's status, rpcCode, message and retryable`, () => {
       const err = new ContinuityError(code);
-      assert.ok(err instanceof Error);
-      assert.ok(err instanceof ContinuityError);
+      assert.ok(err instanceof Error, 'is an Error');
+      assert.ok(err instanceof ContinuityError, 'is a ContinuityError');
       assert.equal(err.name, 'ContinuityError');
       assert.equal(err.code, code);
       assert.equal(err.status, spec.status);
@@ -188,5 +188,13 @@ describe('errors: isErrorCode', () => {
     for (const v of ['', 'Cursor-Invalid', 'cursor_invalid', 'toString', 'constructor', '__proto__', 'hasOwnProperty', ' cursor-invalid', 1, null, undefined, {}, ['cursor-invalid']]) {
       assert.equal(isErrorCode(v), false, String(v));
     }
+  });
+});
+
+describe('errors: wire data', () => {
+  it('a detail cannot overwrite the reason on the wire', () => {
+    const err = new ContinuityError('gap', undefined, { reason: 'forged', extra: 1 });
+    assert.equal(err.toJsonRpcError().data.reason, 'gap', 'reason is the code');
+    assert.equal(err.toJsonRpcError().data.extra, 1, 'other detail is kept');
   });
 });

@@ -90,7 +90,7 @@ describe('event-id: round trip', () => {
       }
     }
     const longest = formatEventId({ epoch: 'E'.repeat(43), stream: 'S'.repeat(32), seq: Number.MAX_SAFE_INTEGER, chain: CHAIN });
-    assert.ok(longest.length <= MAX_EVENT_ID_LENGTH);
+    assert.ok(longest.length <= MAX_EVENT_ID_LENGTH, `longest ID is ${longest.length} bytes`);
   });
 });
 
@@ -165,7 +165,7 @@ describe('event-id: parseEventId rejects malformed input', () => {
       parseEventId(`${'x'.repeat(5000)}.st.1.${CHAIN}`);
       assert.fail('expected a throw');
     } catch (err) {
-      assert.ok(isContinuityError(err, 'event-id-invalid'));
+      assert.ok(isContinuityError(err, 'event-id-invalid'), `expected event-id-invalid, got ${String(err)}`);
       assert.ok(err.message.length < 200, `message length ${err.message.length}`);
     }
   });

@@ -28,7 +28,7 @@ describe('jsonrpc: classify accepts valid messages', () => {
     ['request, id 0', { jsonrpc: '2.0', id: 0, method: 'ping' }, 'request'],
     ['request, negative id', { jsonrpc: '2.0', id: -7, method: 'ping' }, 'request'],
     ['request, object params', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } }, 'request'],
-    ['request, array params', { jsonrpc: '2.0', id: 3, method: 'm', params: [1, 2] }, 'request'],
+    ['request, large integer id', { jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'ping' }, 'request'],
     ['request, params undefined', { jsonrpc: '2.0', id: 3, method: 'm', params: undefined }, 'request'],
     ['notification', { jsonrpc: '2.0', method: 'notifications/initialized' }, 'notification'],
     ['notification with params', { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }, 'notification'],
@@ -37,6 +37,7 @@ describe('jsonrpc: classify accepts valid messages', () => {
     ['error', { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } }, 'response'],
     ['error with data', { jsonrpc: '2.0', id: 's', error: { code: -32002, message: 'm', data: { reason: 'cursor-ahead' } } }, 'response'],
     ['error, id null', { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }, 'response'],
+    ['error, empty message', { jsonrpc: '2.0', id: 1, error: { code: 1, message: '' } }, 'response'],
   ];
   for (const [label, value, kind] of valid) {
     it(`${label} → ${kind}`, () => assert.equal(classify(value), kind));
@@ -67,6 +68,7 @@ describe('jsonrpc: classify rejects invalid shapes with invalid-request', () => 
     ['params as string', { jsonrpc: '2.0', id: 1, method: 'x', params: 'a' }],
     ['params as number', { jsonrpc: '2.0', id: 1, method: 'x', params: 1 }],
     ['params null', { jsonrpc: '2.0', id: 1, method: 'x', params: null }],
+    ['params as array (MCP params are objects)', { jsonrpc: '2.0', id: 1, method: 'x', params: [1, 2] }],
     ['notification params as string', { jsonrpc: '2.0', method: 'x', params: 'a' }],
     ['request id object', { jsonrpc: '2.0', id: {}, method: 'x' }],
     ['request id array', { jsonrpc: '2.0', id: [1], method: 'x' }],
@@ -76,8 +78,14 @@ describe('jsonrpc: classify rejects invalid shapes with invalid-request', () => 
     ['request id undefined', { jsonrpc: '2.0', id: undefined, method: 'x' }],
     ['request id NaN', { jsonrpc: '2.0', id: Number.NaN, method: 'x' }],
     ['request id Infinity', { jsonrpc: '2.0', id: Number.POSITIVE_INFINITY, method: 'x' }],
+    ['request id fractional', { jsonrpc: '2.0', id: 1.5, method: 'x' }],
+    ['request id unsafe integer', { jsonrpc: '2.0', id: 2 ** 53, method: 'x' }],
+    ['request with an unknown member', { jsonrpc: '2.0', id: 1, method: 'x', extra: true }],
+    ['request with a result member', { jsonrpc: '2.0', id: 1, method: 'x', result: {} }],
+    ['notification with an error member', { jsonrpc: '2.0', method: 'x', error: { code: 1, message: 'm' } }],
     ['method not a string', { jsonrpc: '2.0', id: 1, method: 5 }],
     ['method null', { jsonrpc: '2.0', method: null }],
+    ['method not a string beside a result', { jsonrpc: '2.0', id: 1, method: 5, result: {} }],
     ['only jsonrpc', { jsonrpc: '2.0' }],
     ['only id', { jsonrpc: '2.0', id: 1 }],
     ['both result and error', { jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } }],
@@ -85,12 +93,22 @@ describe('jsonrpc: classify rejects invalid shapes with invalid-request', () => 
     ['result with id null', { jsonrpc: '2.0', id: null, result: {} }],
     ['result with id object', { jsonrpc: '2.0', id: {}, result: {} }],
     ['result with id bool', { jsonrpc: '2.0', id: true, result: {} }],
+    ['result with fractional id', { jsonrpc: '2.0', id: 1.5, result: {} }],
+    ['result a number', { jsonrpc: '2.0', id: 1, result: 5 }],
+    ['result an array', { jsonrpc: '2.0', id: 1, result: [] }],
+    ['result null', { jsonrpc: '2.0', id: 1, result: null }],
+    ['result with an unknown member', { jsonrpc: '2.0', id: 1, result: {}, extra: 1 }],
+    ['response with params', { jsonrpc: '2.0', id: 1, result: {}, params: {} }],
     ['error without id', { jsonrpc: '2.0', error: { code: 1, message: 'm' } }],
     ['error without code', { jsonrpc: '2.0', id: 1, error: { message: 'm' } }],
     ['error with string code', { jsonrpc: '2.0', id: 1, error: { code: '-32600', message: 'm' } }],
+    ['error with fractional code', { jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'm' } }],
+    ['error without message', { jsonrpc: '2.0', id: 1, error: { code: -32600 } }],
+    ['error with non-string message', { jsonrpc: '2.0', id: 1, error: { code: -32600, message: 5 } }],
     ['error as string', { jsonrpc: '2.0', id: 1, error: 'boom' }],
     ['error null', { jsonrpc: '2.0', id: 1, error: null }],
     ['error as array', { jsonrpc: '2.0', id: 1, error: [-32600] }],
+    ['error with an unknown member', { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'm' }, extra: 1 }],
   ];
   for (const [label, value] of invalid) {
     it(label, () => {
@@ -179,5 +197,13 @@ describe('headers: protocol versions', () => {
 
   it('supportsPolling only from 2025-11-25', () => {
     assert.deepEqual(SUPPORTED_PROTOCOL_VERSIONS.map(supportsPolling), [false, false, true]);
+  });
+});
+
+describe('headers: accepts honours q=0', () => {
+  it('a media type with q=0 is not acceptable', () => {
+    assert.equal(accepts('text/event-stream;q=0, application/json', 'text/event-stream'), false, 'q=0 refuses');
+    assert.equal(accepts('text/event-stream; q=0.000', 'text/event-stream'), false, 'q=0.000 refuses');
+    assert.equal(accepts('text/event-stream;q=0.5', 'text/event-stream'), true, 'q=0.5 accepts');
   });
 });

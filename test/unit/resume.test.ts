@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkCursor, checkPosition } from '../../src/server/resume.js';
 import { chainSeed, formatEventId, nextChain, type EventId } from '../../src/protocol/event-id.js';
-import { isContinuityError, type ErrorCode } from '../../src/protocol/errors.js';
+import { isContinuityError, type ContinuityError, type ErrorCode } from '../../src/protocol/errors.js';
 import type { StreamHead } from '../../src/store/types.js';
 
 const EPOCH = 'epochNow';
@@ -46,8 +46,8 @@ function store(h: StreamHead): { chainAt: (seq: number) => Promise<string | unde
   };
 }
 
-function isCode(code: ErrorCode, cause?: string): (err: unknown) => boolean {
-  return (err) => isContinuityError(err, code) && (cause === undefined || err.detail?.cause === cause);
+function isCode(code: ErrorCode, cause?: string): (err: unknown) => err is ContinuityError {
+  return (err): err is ContinuityError => isContinuityError(err, code) && (cause === undefined || err.detail?.cause === cause);
 }
 
 describe('resume: checkCursor', () => {
@@ -61,7 +61,7 @@ describe('resume: checkCursor', () => {
   for (const bad of ['', 'garbage', `${EPOCH}.${STREAM}.0.${chain(1)}`, `${EPOCH}.${STREAM}.5.short`, `${raw}.x`, `${raw} `, 'a'.repeat(500)]) {
     it(`malformed ${JSON.stringify(bad.slice(0, 40))} → cursor-invalid (malformed)`, () => {
       assert.throws(() => checkCursor(bad, EPOCH, PAST), (err: unknown) => {
-        assert.ok(isCode('cursor-invalid', 'malformed')(err));
+        assert.ok(isCode('cursor-invalid', 'malformed')(err), `expected cursor-invalid (malformed), got ${String(err)}`);
         assert.ok(isContinuityError(err.cause, 'event-id-invalid'), 'keeps the codec error as cause');
         assert.equal(err.status, 400);
         return true;
@@ -84,7 +84,7 @@ describe('resume: checkCursor', () => {
   it('past epoch → replay-epoch-mismatch (409) naming the current epoch', () => {
     for (const past of PAST) {
       assert.throws(() => checkCursor(formatEventId({ ...cursor(5), epoch: past }), EPOCH, PAST), (err: unknown) => {
-        assert.ok(isContinuityError(err, 'replay-epoch-mismatch'));
+        assert.ok(isContinuityError(err, 'replay-epoch-mismatch'), `expected replay-epoch-mismatch, got ${String(err)}`);
         assert.equal(err.status, 409);
         assert.equal(err.detail?.epoch, EPOCH);
         return true;
@@ -121,7 +121,7 @@ describe('resume: checkPosition', () => {
     for (const seq of [11, 12, 1000, Number.MAX_SAFE_INTEGER]) {
       const s = store(h);
       await assert.rejects(checkPosition(cursor(seq, chain(1)), h, s.chainAt), (err: unknown) => {
-        assert.ok(isContinuityError(err, 'cursor-ahead'));
+        assert.ok(isContinuityError(err, 'cursor-ahead'), `expected cursor-ahead, got ${String(err)}`);
         assert.equal(err.status, 409);
         assert.equal(err.detail?.lastSeq, 10);
         assert.equal(err.detail?.cursorSeq, seq);
@@ -141,7 +141,7 @@ describe('resume: checkPosition', () => {
     for (const seq of [1, 2, 4]) {
       const s = store(h);
       await assert.rejects(checkPosition(cursor(seq), h, s.chainAt), (err: unknown) => {
-        assert.ok(isContinuityError(err, 'replay-window-exceeded'));
+        assert.ok(isContinuityError(err, 'replay-window-exceeded'), `expected replay-window-exceeded, got ${String(err)}`);
         assert.equal(err.status, 410);
         assert.equal(err.detail?.firstSeq, 6);
         return true;
@@ -174,7 +174,7 @@ describe('resume: checkPosition', () => {
     const wrong = [chain(4), chain(6), chain(0), nextChain(chain(4), '{"n":5,"forged":true}'), 'AAAAAAAAAAAAAAAA'];
     for (const c of wrong) {
       await assert.rejects(checkPosition(cursor(5, c), h, store(h).chainAt), (err: unknown) => {
-        assert.ok(isCode('cursor-invalid', 'chain-mismatch')(err));
+        assert.ok(isCode('cursor-invalid', 'chain-mismatch')(err), `expected cursor-invalid (chain-mismatch), got ${String(err)}`);
         assert.equal(err.status, 400);
         return true;
       });
@@ -191,7 +191,7 @@ describe('resume: checkPosition', () => {
   it('chainAt returning undefined (trimmed meanwhile) → replay-window-exceeded', async () => {
     const h = head(1, 10);
     await assert.rejects(checkPosition(cursor(4), h, async () => undefined), (err: unknown) => {
-      assert.ok(isContinuityError(err, 'replay-window-exceeded'));
+      assert.ok(isContinuityError(err, 'replay-window-exceeded'), `expected replay-window-exceeded, got ${String(err)}`);
       assert.equal(err.detail?.cursorSeq, 4);
       return true;
     });

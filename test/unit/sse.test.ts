@@ -124,8 +124,8 @@ describe('sse: encodeSseEvent round trips through eventsource-parser', () => {
   it('every encoded event ends with a blank line and contains no CR', () => {
     for (const [, data] of datas) {
       const text = encodeSseEvent({ id: 'i', event: 'e', data });
-      assert.ok(text.endsWith('\n\n'));
-      assert.ok(!text.includes('\r'));
+      assert.ok(text.endsWith('\n\n'), 'ends with a blank line');
+      assert.ok(!text.includes('\r'), 'contains no CR');
     }
   });
 });
@@ -141,7 +141,7 @@ describe('sse: forbidden characters in id and event', () => {
       encodeSseEvent({ id: 'a\nb', data: 'x' });
       assert.fail('expected a throw');
     } catch (err) {
-      assert.ok(isContinuityError(err, 'sse-field-invalid'));
+      assert.ok(isContinuityError(err, 'sse-field-invalid'), `expected sse-field-invalid, got ${String(err)}`);
       assert.equal(err.detail?.field, 'id');
     }
   });
