@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 interface Check { id: string; name: string; status: string; errorMessage?: string }
-interface Baseline { suite: string; expectedFailures: Record<string, string> }
+interface Baseline { suite: string; expectedFailures: Record<string, string>; clientScenarios: string[] }
 
 const root = new URL('..', import.meta.url).pathname;
 const baseline = JSON.parse(readFileSync(join(root, 'conformance/baseline.json'), 'utf8')) as Baseline;
@@ -37,9 +37,16 @@ function runSuite(url: string, out: string): Promise<number> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }
 
+function runClientScenario(scenario: string, out: string): Promise<number> {
+  const bin = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+  const command = `${process.execPath} --import tsx ${join(root, 'scripts/conformance-client.ts')}`;
+  const child = spawn(process.execPath, [bin, 'client', '--command', command, '--scenario', scenario, '-o', out], { stdio: 'ignore', cwd: root });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
 function scenarioOf(dir: string): string {
-  // server-<scenario>-<ISO timestamp with dashes>
-  return dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+  // (server|client)-<scenario>-<ISO timestamp with dashes>
+  return dir.replace(/^(server|client)-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
 }
 
 const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
@@ -50,6 +57,7 @@ let passed = 0;
 const problems: string[] = [];
 try {
   const code = await runSuite(server.url, out);
+  for (const scenario of baseline.clientScenarios) await runClientScenario(scenario, out);
   const dirs = readdirSync(out);
   if (dirs.length === 0) throw new Error(`conformance suite produced no results (exit ${code})`);
   const seen = new Set<string>();

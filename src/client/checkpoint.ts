@@ -23,6 +23,13 @@ export interface SessionCheckpoint {
   streams: Record<string, StreamCheckpoint>;
   /** When it was saved (ms since the epoch). */
   updatedAt: number;
+  /**
+   * The initialize request (JSON) that opened the session, so a restarted client can
+   * re-initialize with the same client info and capabilities if the session is gone.
+   */
+  initialize?: string;
+  /** Key in `streams` of the standalone GET stream, the one a restarted client resumes. */
+  standalone?: string;
 }
 
 /** Where a client keeps its checkpoint. */
@@ -56,6 +63,8 @@ const FORMAT = 'mcp-continuity/checkpoint';
 const VERSION = 1;
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const MAX_TEXT = 1024;
+/** An initialize request carries client info and capabilities: small, but not tiny. */
+const MAX_INITIALIZE = 64 * 1024;
 
 /** What is wrong with `value` as a {@link SessionCheckpoint}, or undefined if nothing. */
 export function sessionCheckpointProblem(value: unknown): string | undefined {
@@ -65,6 +74,8 @@ export function sessionCheckpointProblem(value: unknown): string | undefined {
   if (typeof v.protocolVersion !== 'string' || v.protocolVersion.length > MAX_TEXT) return 'protocolVersion';
   if (v.epoch !== null && (typeof v.epoch !== 'string' || v.epoch.length > MAX_TEXT)) return 'epoch';
   if (typeof v.updatedAt !== 'number' || !Number.isFinite(v.updatedAt)) return 'updatedAt';
+  if (v.initialize !== undefined && (typeof v.initialize !== 'string' || v.initialize.length > MAX_INITIALIZE)) return 'initialize';
+  if (v.standalone !== undefined && (typeof v.standalone !== 'string' || v.standalone.length > MAX_TEXT)) return 'standalone';
   const streams = v.streams;
   if (typeof streams !== 'object' || streams === null || Array.isArray(streams)) return 'streams';
   for (const [key, stream] of Object.entries(streams)) {

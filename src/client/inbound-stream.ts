@@ -1,0 +1,199 @@
+/**
+ * Following one server stream (the standalone GET stream, or the SSE answer to one POST)
+ * to its end: every event goes through the verifier before it reaches the SDK, and a
+ * dropped connection is resumed with `Last-Event-ID` — honouring `retry:`, else backing
+ * off with jitter — until the stream is done. A divergence is thrown, never swallowed.
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import { Header } from '../protocol/headers.js';
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { reconnectDelay, type ReconnectOptions } from './backoff.js';
+import { toDivergenceError } from './errors.js';
+import { readSse } from './sse-reader.js';
+import {
+  createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
+} from './verifier.js';
+
+/** What a stream needs from the transport. */
+export interface InboundHost {
+  readonly url: URL;
+  readonly reconnect: Required<ReconnectOptions>;
+  readonly trustOpaqueIds: boolean;
+  fetch(url: URL, init: RequestInit): Promise<Response>;
+  /** Headers for a request of the current session. */
+  headers(extra: Record<string, string>): Headers;
+  readonly sessionId: string | undefined;
+  readonly epoch: string | null;
+  /** A verified message, in order, exactly once. */
+  deliver(message: JsonRpcMessage, stream: InboundStream): void;
+  /** The stream's position advanced (for the checkpoint). */
+  advanced(stream: InboundStream): void;
+  /** Errors that are reported, not fatal (a malformed message, say). */
+  report(error: Error): void;
+}
+
+/** Raised when a stream cannot continue for a reason that is not a divergence. */
+export class StreamEnded extends Error {
+  constructor(readonly reason: 'closed' | 'no-get-stream' | 'stream-lost', message: string) {
+    super(message);
+  }
+}
+
+export class InboundStream {
+  readonly kind: 'standalone' | 'request';
+  /** Request keys (JSON of the id) whose responses this stream owes. */
+  readonly pending = new Map<string, string | number>();
+  readonly #host: InboundHost;
+  readonly #verifier: StreamVerifier;
+  readonly #signal: AbortSignal;
+  #retryMs: number | undefined;
+  /** When the current reconnection began (ms), for the report of a divergence it finds. */
+  reconnectStartedAt: number | undefined;
+
+  constructor(host: InboundHost, kind: 'standalone' | 'request', signal: AbortSignal, checkpoint?: StreamCheckpoint) {
+    this.#host = host;
+    this.kind = kind;
+    this.#signal = signal;
+    this.#verifier = createStreamVerifier({ checkpoint, epoch: host.epoch, trustOpaqueIds: host.trustOpaqueIds });
+    if (checkpoint) this.#verifier.reconnected();
+  }
+
+  /** The last verified position, if any event carried an ID. */
+  checkpoint(): StreamCheckpoint | undefined {
+    return this.#verifier.checkpoint();
+  }
+
+  /** A request stream is done once every response it owes has arrived. */
+  get done(): boolean {
+    return this.kind === 'request' && this.pending.size === 0;
+  }
+
+  /**
+   * Reads `response` (the POST's or the first GET's) and keeps the stream going across
+   * disconnects until it is done. Throws a DivergenceError or a StreamEnded.
+   */
+  async follow(response: Response | undefined): Promise<void> {
+    let attempt = 0;
+    // Opening a stream (no response yet) connects at once; only reconnections wait.
+    let immediate = response === undefined;
+    for (;;) {
+      if (response?.body) {
+        const before = this.#verifier.checkpoint()?.lastId;
+        try {
+          await readSse(response.body, {
+            onEvent: (e) => this.#onEvent(e.id, e.data),
+            onRetry: (ms) => {
+              this.#retryMs = ms;
+            },
+          });
+        } catch (error) {
+          if (isFatal(error)) throw error;
+          // A dropped connection: resume below.
+        }
+        // Progress resets the backoff: only consecutive failures grow it.
+        if (this.#verifier.checkpoint()?.lastId !== before) attempt = 0;
+      }
+      if (this.done) return;
+      if (this.#signal.aborted) throw new StreamEnded('closed', 'Transport closed');
+      const checkpoint = this.#verifier.checkpoint();
+      if (this.kind === 'request' && (checkpoint === undefined || this.#host.sessionId === undefined)) {
+        // No event ID was ever seen: there is nothing to resume from, and re-sending
+        // the request could repeat a tool call. Fail it instead.
+        throw new StreamEnded('stream-lost', 'The response stream ended before any resumable event');
+      }
+      if (this.kind === 'request' && attempt >= this.#host.reconnect.maxRequestAttempts) {
+        throw new StreamEnded('stream-lost', `The response stream could not be resumed after ${attempt} attempts`);
+      }
+      if (!immediate) {
+        this.reconnectStartedAt ??= Date.now();
+        await sleep(reconnectDelay(this.#host.reconnect, attempt, this.#retryMs), this.#signal);
+        attempt++;
+      }
+      immediate = false;
+      response = await this.#reconnect(checkpoint?.lastId);
+    }
+  }
+
+  /** One reconnection attempt: a verified response to read, or undefined to try again. */
+  async #reconnect(lastEventId: string | undefined): Promise<Response | undefined> {
+    const host = this.#host;
+    const extra: Record<string, string> = { [Header.Accept]: 'text/event-stream' };
+    if (lastEventId !== undefined) extra[Header.LastEventId] = lastEventId;
+    let response: Response;
+    try {
+      response = await host.fetch(host.url, { method: 'GET', headers: host.headers(extra), signal: this.#signal });
+    } catch (error) {
+      if (this.#signal.aborted) throw new StreamEnded('closed', 'Transport closed');
+      host.report(error instanceof Error ? error : new Error(String(error)));
+      return undefined;
+    }
+    if (this.kind === 'standalone' && response.status === 405) {
+      await response.body?.cancel();
+      throw new StreamEnded('no-get-stream', 'The server offers no GET stream');
+    }
+    if (response.status === 502 || response.status === 503 || response.status === 504) {
+      // A gateway or a busy server: nothing was said about the session; try again later.
+      await response.body?.cancel();
+      return undefined;
+    }
+    const reason = response.ok ? undefined : await refusalReason(response);
+    const verdict = verifyReconnect(
+      { sessionId: host.sessionId ?? '', epoch: host.epoch },
+      { status: response.status, sessionId: response.headers.get(Header.SessionId), epoch: response.headers.get(Header.ReplayEpoch), reason },
+    );
+    if (isDivergence(verdict)) {
+      await response.body?.cancel().catch(() => {});
+      throw toDivergenceError(verdict);
+    }
+    this.#verifier.reconnected();
+    return response;
+  }
+
+  #onEvent(id: string | undefined, data: string): void {
+    const verdict = this.#verifier.check(id, data);
+    if (isDivergence(verdict)) throw toDivergenceError(verdict);
+    if (verdict.kind !== 'continuous') return; // a boundary replay or duplicate: already delivered
+    this.reconnectStartedAt = undefined;
+    if (id) this.#host.advanced(this);
+    if (data === '') return; // priming event: a position, no message
+    let message: JsonRpcMessage;
+    try {
+      message = JSON.parse(data) as JsonRpcMessage;
+    } catch {
+      this.#host.report(new Error(`Ignoring an SSE event whose data is not JSON (id ${String(id)})`));
+      return;
+    }
+    if (!('method' in message) && 'id' in message && message.id !== null) this.pending.delete(JSON.stringify(message.id));
+    this.#host.deliver(message, this);
+  }
+}
+
+function isFatal(error: unknown): boolean {
+  return error instanceof ContinuityError || error instanceof StreamEnded;
+}
+
+/** `error.data.reason` of a refusal body, if it has one. */
+async function refusalReason(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.json()) as { error?: { data?: { reason?: unknown } } };
+    const reason = body.error?.data?.reason;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new StreamEnded('closed', 'Transport closed'));
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new StreamEnded('closed', 'Transport closed'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * Re-initialization: a new session with the same client info and capabilities as the
+ * SDK's own initialize, done by the transport itself so the SDK `Client` keeps working
+ * without knowing. Retries transient failures (network, 502/503/504) with backoff.
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import { Header } from '../protocol/headers.js';
+import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { reconnectDelay, type ReconnectOptions } from './backoff.js';
+import { readSse } from './sse-reader.js';
+
+export interface InitializedSession {
+  /** Undefined for a server without sessions (stateless). */
+  sessionId: string | undefined;
+  epoch: string | null;
+  protocolVersion: string;
+}
+
+export interface InitializeHost {
+  readonly url: URL;
+  readonly reconnect: Required<ReconnectOptions>;
+  fetch(url: URL, init: RequestInit): Promise<Response>;
+  /** Headers without a session (it was forgotten before this is called). */
+  headers(extra: Record<string, string>): Headers;
+}
+
+let counter = 0;
+
+export async function initializeSession(host: InitializeHost, init: JsonRpcRequest | undefined, signal: AbortSignal): Promise<InitializedSession> {
+  if (!init) throw new Error('Cannot re-initialize: the initialize request of this session is unknown');
+  // A string id of our own can never collide with the SDK's numeric request ids.
+  const request: JsonRpcRequest = { ...init, id: `mcp-continuity/reinitialize/${++counter}` };
+  const json = { [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' };
+  for (let attempt = 0; ; attempt++) {
+    let response: Response;
+    try {
+      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(json), body: JSON.stringify(request), signal });
+    } catch (error) {
+      if (signal.aborted || attempt + 1 >= host.reconnect.maxRequestAttempts) throw error;
+      await delay(reconnectDelay(host.reconnect, attempt, undefined));
+      continue;
+    }
+    if ([502, 503, 504].includes(response.status) && attempt + 1 < host.reconnect.maxRequestAttempts) {
+      await response.body?.cancel();
+      await delay(reconnectDelay(host.reconnect, attempt, undefined));
+      continue;
+    }
+    if (!response.ok) throw new Error(`Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+    const sessionId = response.headers.get(Header.SessionId) ?? undefined;
+    const epoch = response.headers.get(Header.ReplayEpoch);
+    const answer = await readAnswer(response, request.id as string);
+    if (!('result' in answer)) throw new Error(`Re-initialize refused: ${JSON.stringify(answer).slice(0, 200)}`);
+    const protocolVersion = String(answer.result.protocolVersion);
+    const headers = host.headers({ [Header.ContentType]: 'application/json', [Header.Accept]: 'application/json, text/event-stream' });
+    if (sessionId !== undefined) headers.set(Header.SessionId, sessionId);
+    headers.set(Header.ProtocolVersion, protocolVersion);
+    const ack = await host.fetch(host.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), signal });
+    await ack.body?.cancel();
+    return { sessionId, epoch, protocolVersion };
+  }
+}
+
+/** The response to `id`, from a JSON body or an SSE stream. */
+async function readAnswer(response: Response, id: string): Promise<JsonRpcMessage & ({ result: Record<string, unknown> } | { error: unknown })> {
+  const type = response.headers.get(Header.ContentType) ?? '';
+  const isAnswer = (m: JsonRpcMessage): boolean => !('method' in m) && 'id' in m && m.id === id;
+  if (type.includes('application/json')) {
+    const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
+    const found = (Array.isArray(body) ? body : [body]).find(isAnswer);
+    if (found) return found as never;
+  } else if (response.body) {
+    let found: JsonRpcMessage | undefined;
+    const controller = new AbortController();
+    await readSse(response.body.pipeThrough(new TransformStream(), { signal: controller.signal }), {
+      onEvent: (e) => {
+        if (found || e.data === '') return;
+        const m = JSON.parse(e.data) as JsonRpcMessage;
+        if (isAnswer(m)) {
+          found = m;
+          controller.abort();
+        }
+      },
+    }).catch(() => {});
+    if (found) return found as never;
+  }
+  throw new ContinuityError('stream-lost', 'The initialize response never arrived');
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

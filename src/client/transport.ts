@@ -1,0 +1,401 @@
+/**
+ * A client transport for the official SDK `Client` (v1 and v2) that proves continuity on
+ * every reconnect, or re-initializes. It speaks the Streamable HTTP transport to any
+ * server; against one that carries proof (this project's endpoint) it verifies epoch,
+ * sequence and hash chain of every event, against others it applies seed 000's posture.
+ */
+import { ContinuityError, isErrorCode, type ErrorCode } from '../protocol/errors.js';
+import { Header } from '../protocol/headers.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
+import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
+import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
+import { toDivergenceError } from './errors.js';
+import { InboundStream, StreamEnded, type InboundHost } from './inbound-stream.js';
+import { initializeSession, type InitializedSession } from './initialize.js';
+import type { StreamCheckpoint } from './verifier.js';
+
+/** What the application is told after a divergence or a lost session. */
+export interface DivergenceReport {
+  /** The case: a divergence verdict's kind, or a server refusal (`session-not-found`, …). */
+  code: ErrorCode;
+  error: ContinuityError;
+  previousSessionId: string | undefined;
+  /** The session that replaced it (undefined if re-initialization failed). */
+  sessionId: string | undefined;
+  /** In-flight requests failed with `error` (never silently re-sent). */
+  failedRequests: number;
+  /** From the start of the reconnection that found it to the verdict, ms (0 if found live). */
+  detectMs: number;
+  /** Time to re-initialize, ms. */
+  reinitializeMs: number;
+  /** Set when re-initialization itself failed. */
+  reinitializeError?: Error;
+}
+
+/** Options of {@link ContinuityClientTransport}. */
+export interface ContinuityClientOptions {
+  /** Where the session checkpoint persists (default: memory). `fileCheckpoint(path)` survives restarts. */
+  checkpoint?: CheckpointStore;
+  /** A `fetch` to use (default: the global one). */
+  fetch?: (url: URL, init: RequestInit) => Promise<Response>;
+  /** Extra headers on every request (authorization, say); a function is called per request. */
+  headers?: Record<string, string> | (() => Record<string, string>);
+  /** Accept opaque event IDs after a resume instead of re-initializing (default false: seed 000's posture). */
+  trustOpaqueIds?: boolean;
+  reconnect?: ReconnectOptions;
+  /** Open the standalone GET stream (default true). */
+  standaloneStream?: boolean;
+  /** How often the checkpoint is saved while events flow, ms (default 100). */
+  checkpointIntervalMs?: number;
+  /** Called after every divergence or session loss, once the client has re-initialized. */
+  onDivergence?: (report: DivergenceReport) => void;
+}
+
+const STANDALONE_KEY = 'standalone';
+
+/**
+ * @example
+ * ```ts
+ * import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+ * import { ContinuityClientTransport, fileCheckpoint } from 'mcp-continuity/client';
+ * const transport = new ContinuityClientTransport(new URL('http://localhost:3000/mcp'), {
+ *   checkpoint: fileCheckpoint('./client.ckpt'),
+ *   onDivergence: (report) => console.warn(`re-initialized after ${report.code}`),
+ * });
+ * await new Client({ name: 'app', version: '1.0.0' }).connect(transport);
+ * ```
+ */
+export class ContinuityClientTransport implements InboundHost {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JsonRpcMessage) => void;
+
+  readonly url: URL;
+  readonly reconnect: Required<ReconnectOptions>;
+  readonly trustOpaqueIds: boolean;
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #epoch: string | null = null;
+  #init: JsonRpcRequest | undefined;
+  #initKey: string | undefined;
+  readonly #options: ContinuityClientOptions;
+  readonly #checkpoints: CheckpointStore;
+  readonly #fetch: (url: URL, init: RequestInit) => Promise<Response>;
+  readonly #streams = new Set<InboundStream>();
+  /** Last position per stream key, for the checkpoint. */
+  readonly #positions = new Map<string, StreamCheckpoint>();
+  #standalone: InboundStream | undefined;
+  #abort = new AbortController();
+  #recovering: Promise<void> | undefined;
+  #saveTimer: ReturnType<typeof setTimeout> | undefined;
+  #localNames = new WeakMap<InboundStream, string>();
+  #streamCounter = 0;
+  #started = false;
+  #closed = false;
+
+  constructor(url: URL | string, options: ContinuityClientOptions = {}) {
+    this.url = new URL(url);
+    this.#options = options;
+    this.reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
+    this.trustOpaqueIds = options.trustOpaqueIds ?? false;
+    this.#checkpoints = options.checkpoint ?? memoryCheckpoint();
+    this.#fetch = options.fetch ?? ((u, init) => fetch(u, init));
+  }
+
+  /** The session ID, once initialized (the SDK reads it). */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+  get epoch(): string | null {
+    return this.#epoch;
+  }
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /**
+   * Loads the checkpoint. With one, the SDK `Client` sees a session ID and skips
+   * initialize; the standalone stream resumes from where the last process stopped.
+   */
+  async start(): Promise<void> {
+    if (this.#started) throw new Error('ContinuityClientTransport already started');
+    this.#started = true;
+    let checkpoint: SessionCheckpoint | undefined;
+    try {
+      checkpoint = await this.#checkpoints.load();
+    } catch (error) {
+      // A corrupt checkpoint is reported and discarded: the client starts a new session.
+      this.report(error instanceof Error ? error : new Error(String(error)));
+      await this.#checkpoints.clear().catch(() => {});
+    }
+    if (!checkpoint) return;
+    this.#sessionId = checkpoint.sessionId;
+    this.#protocolVersion = checkpoint.protocolVersion;
+    this.#epoch = checkpoint.epoch;
+    if (checkpoint.initialize) this.#init = JSON.parse(checkpoint.initialize) as JsonRpcRequest;
+    for (const [key, position] of Object.entries(checkpoint.streams)) this.#positions.set(key, position);
+    const standalone = checkpoint.standalone === undefined ? undefined : checkpoint.streams[checkpoint.standalone];
+    this.#openStandalone(standalone);
+  }
+
+  async send(message: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
+    if (this.#closed) throw new Error('Transport closed');
+    if (this.#recovering) await this.#recovering;
+    if ('method' in message && message.method === 'initialize' && 'id' in message) {
+      this.#init = message;
+      this.#initKey = JSON.stringify(message.id);
+    }
+    await this.#post(message, true);
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  /** Ends the session on the server (DELETE) and forgets the checkpoint. */
+  async terminateSession(): Promise<void> {
+    const id = this.#sessionId;
+    if (id === undefined) return;
+    const response = await this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}) });
+    await response.body?.cancel();
+    this.#forgetSession();
+    await this.#checkpoints.clear();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#abort.abort();
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    await this.#save().catch((error: unknown) => this.report(error as Error));
+    this.onclose?.();
+  }
+
+  // InboundHost
+  fetch(url: URL, init: RequestInit): Promise<Response> {
+    return this.#fetch(url, init);
+  }
+
+  headers(extra: Record<string, string>): Headers {
+    const user = typeof this.#options.headers === 'function' ? this.#options.headers() : this.#options.headers;
+    const h = new Headers(user);
+    if (this.#sessionId !== undefined) h.set(Header.SessionId, this.#sessionId);
+    if (this.#protocolVersion !== undefined) h.set(Header.ProtocolVersion, this.#protocolVersion);
+    for (const [k, v] of Object.entries(extra)) h.set(k, v);
+    return h;
+  }
+
+  deliver(message: JsonRpcMessage): void {
+    if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
+      this.#initKey = undefined;
+      if ('result' in message && typeof message.result.protocolVersion === 'string') this.#protocolVersion = message.result.protocolVersion;
+      this.#scheduleSave(0);
+    }
+    this.onmessage?.(message);
+  }
+
+  advanced(stream: InboundStream): void {
+    const position = stream.checkpoint();
+    if (!position) return;
+    const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
+    this.#positions.set(key, { ...position, stream: key, updatedAt: Date.now() });
+    this.#scheduleSave(this.#options.checkpointIntervalMs ?? 100);
+  }
+
+  report(error: Error): void {
+    this.onerror?.(error);
+  }
+
+  async #post(message: JsonRpcMessage, mayRecover: boolean): Promise<void> {
+    const session = this.#sessionId;
+    const initializing = 'method' in message && message.method === 'initialize';
+    const response = await this.#fetch(this.url, {
+      method: 'POST',
+      headers: this.headers({ [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' }),
+      body: JSON.stringify(message),
+      signal: this.#abort.signal,
+    });
+    if (initializing && response.ok) this.#adoptSession(response);
+    if (response.status === 404 && session !== undefined && !initializing) {
+      // The server says it does not know the session: nothing of this POST ran, so it
+      // is safe to send again — after a new session is set up.
+      await response.body?.cancel();
+      if (!mayRecover) throw new ContinuityError('session-not-found');
+      await this.#recover(new ContinuityError('session-not-found'), undefined, session);
+      return this.#post(message, false);
+    }
+    if (!response.ok) throw await refusalError(response);
+    const epoch = response.headers.get(Header.ReplayEpoch);
+    if (!initializing && session !== undefined && epoch !== null && epoch !== this.#epoch) {
+      // The session's log was reset under us: what we hold of it cannot be continued.
+      // This POST reached the server, so it is failed with the rest — never re-sent.
+      await response.body?.cancel();
+      const error = toDivergenceError({ kind: 'epoch-changed', expected: this.#epoch, actual: epoch });
+      const stream = new InboundStream(this, 'request', this.#abort.signal);
+      if ('method' in message && 'id' in message) stream.pending.set(JSON.stringify(message.id), message.id);
+      this.#streams.add(stream);
+      try {
+        await this.#recover(error, undefined, session);
+      } finally {
+        this.#streams.delete(stream);
+      }
+      return;
+    }
+    if ('method' in message && message.method === 'notifications/initialized') this.#openStandalone(undefined);
+    const type = response.headers.get(Header.ContentType) ?? '';
+    if (response.status === 202 || !response.body) {
+      await response.body?.cancel();
+      return;
+    }
+    if (type.includes('text/event-stream')) {
+      const stream = new InboundStream(this, 'request', this.#abort.signal);
+      if ('method' in message && 'id' in message) stream.pending.set(JSON.stringify(message.id), message.id);
+      void this.#run(stream, response);
+      return;
+    }
+    if (type.includes('application/json')) {
+      const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
+      for (const m of Array.isArray(body) ? body : [body]) this.deliver(m);
+      return;
+    }
+    await response.body.cancel();
+  }
+
+  async #run(stream: InboundStream, response: Response | undefined): Promise<void> {
+    const session = this.#sessionId;
+    this.#streams.add(stream);
+    try {
+      await stream.follow(response);
+    } catch (error) {
+      if (error instanceof StreamEnded) {
+        if (error.reason === 'stream-lost') this.#fail(stream, new ContinuityError('stream-lost', error.message));
+      } else if (error instanceof ContinuityError) {
+        if (!this.#closed) await this.#recover(error, stream, session);
+      } else {
+        this.report(error instanceof Error ? error : new Error(String(error)));
+      }
+    } finally {
+      this.#streams.delete(stream);
+      if (this.#standalone === stream) this.#standalone = undefined;
+      const position = stream.kind === 'request' ? stream.checkpoint() : undefined;
+      if (position) {
+        const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
+        this.#positions.set(key, { ...position, stream: key, complete: true, updatedAt: Date.now() });
+      }
+    }
+  }
+
+  /**
+   * After a divergence or a lost session: fail every in-flight request of the old session
+   * with the typed error, drop its streams, re-initialize, reopen the standalone stream,
+   * and tell the application what it cost. Concurrent calls share one recovery.
+   */
+  #recover(error: ContinuityError, stream: InboundStream | undefined, session: string | undefined): Promise<void> {
+    if (this.#recovering) return this.#recovering;
+    if (session !== this.#sessionId) return Promise.resolve(); // that session is already replaced
+    const detectedAt = Date.now();
+    const detectMs = stream?.reconnectStartedAt === undefined ? 0 : detectedAt - stream.reconnectStartedAt;
+    let failed = 0;
+    for (const s of this.#streams) failed += this.#fail(s, error);
+    this.#abort.abort();
+    this.#abort = new AbortController();
+    this.#forgetSession();
+    this.#recovering = (async () => {
+      const report: DivergenceReport = {
+        code: error.code, error, previousSessionId: session, sessionId: undefined, failedRequests: failed, detectMs, reinitializeMs: 0,
+      };
+      const started = Date.now();
+      try {
+        this.#adopt(await initializeSession(this, this.#init, this.#abort.signal));
+        report.sessionId = this.#sessionId;
+        await this.#save();
+        this.#openStandalone(undefined);
+      } catch (e) {
+        report.reinitializeError = e instanceof Error ? e : new Error(String(e));
+        this.report(report.reinitializeError);
+      }
+      report.reinitializeMs = Date.now() - started;
+      this.#options.onDivergence?.(report);
+    })().finally(() => {
+      this.#recovering = undefined;
+    });
+    return this.#recovering;
+  }
+
+  /** Fails the requests `stream` owes with `error`, as JSON-RPC errors the SDK rejects with. */
+  #fail(stream: InboundStream, error: ContinuityError): number {
+    const owed = [...stream.pending.values()];
+    stream.pending.clear();
+    for (const id of owed) this.onmessage?.({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+    return owed.length;
+  }
+
+  #adoptSession(response: Response): void {
+    this.#sessionId = response.headers.get(Header.SessionId) ?? undefined;
+    this.#epoch = response.headers.get(Header.ReplayEpoch);
+  }
+
+  #adopt(session: InitializedSession): void {
+    this.#sessionId = session.sessionId;
+    this.#epoch = session.epoch;
+    this.#protocolVersion = session.protocolVersion;
+  }
+
+  #forgetSession(): void {
+    this.#sessionId = undefined;
+    this.#epoch = null;
+    this.#positions.clear();
+    this.#standalone = undefined;
+  }
+
+  #openStandalone(position: StreamCheckpoint | undefined): void {
+    if (this.#sessionId === undefined || this.#standalone || this.#closed || this.#options.standaloneStream === false) return;
+    const stream = new InboundStream(this, 'standalone', this.#abort.signal, position);
+    this.#standalone = stream;
+    this.#localNames.set(stream, STANDALONE_KEY);
+    void this.#run(stream, undefined);
+  }
+
+  #localName(stream: InboundStream): string {
+    let name = this.#localNames.get(stream);
+    if (name === undefined) this.#localNames.set(stream, (name = `request-${++this.#streamCounter}`));
+    return name;
+  }
+
+  #scheduleSave(delayMs: number): void {
+    if (this.#saveTimer || this.#closed) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      void this.#save().catch((error: unknown) => this.report(error as Error));
+    }, delayMs);
+    this.#saveTimer.unref?.();
+  }
+
+  async #save(): Promise<void> {
+    if (this.#sessionId === undefined || this.#protocolVersion === undefined) return;
+    const standalone = this.#standalone?.checkpoint();
+    const checkpoint: SessionCheckpoint = {
+      sessionId: this.#sessionId,
+      protocolVersion: this.#protocolVersion,
+      epoch: this.#epoch,
+      streams: Object.fromEntries(this.#positions),
+      updatedAt: Date.now(),
+    };
+    if (this.#init) checkpoint.initialize = JSON.stringify(this.#init);
+    if (standalone) checkpoint.standalone = standalone.scheme === 'chained' ? standalone.stream : STANDALONE_KEY;
+    await this.#checkpoints.save(checkpoint);
+  }
+}
+
+/** A typed error for a refused POST: the server's `error.data.reason` when it is one of ours. */
+async function refusalError(response: Response): Promise<Error> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string; data?: { reason?: unknown } } };
+    const reason = body.error?.data?.reason;
+    if (isErrorCode(reason)) return new ContinuityError(reason, body.error?.message);
+  } catch {
+    // not JSON: fall through
+  }
+  return new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+}
