@@ -14,6 +14,11 @@ export interface ConnectionPlan {
   cutAfterBytes?: number;
   /** How to cut (default 'fin'). 'stall' stops forwarding and leaves both sockets open. */
   mode?: 'fin' | 'rst' | 'stall';
+  /**
+   * Count `cutAfterBytes` only from the first occurrence of this text in the response
+   * bytes (say, a marker that appears only inside event data), so cuts land mid-stream.
+   */
+  after?: string;
 }
 
 export interface ProxyOptions {
@@ -55,8 +60,24 @@ export async function startChaosProxy(options: ProxyOptions): Promise<ChaosProxy
     client.pipe(upstream);
     let forwarded = 0;
     let cut = false;
+    let armed = p.after === undefined;
+    let seen = '';
     upstream.on('data', (chunk: Buffer) => {
       if (cut) return;
+      if (!armed && p.after !== undefined) {
+        // Look for the marker across chunk boundaries; count from where it starts.
+        seen = (seen + chunk.toString('latin1')).slice(-(chunk.length + p.after.length));
+        const at = seen.indexOf(p.after);
+        if (at >= 0) {
+          armed = true;
+          // Bytes of this chunk before the marker do not count toward the cut.
+          const markerInChunk = at - (seen.length - chunk.length);
+          forwarded = -Math.max(markerInChunk, 0);
+        } else {
+          if (!client.write(chunk)) upstream.pause();
+          return;
+        }
+      }
       const limit = p.cutAfterBytes;
       if (limit === undefined || forwarded + chunk.length < limit) {
         forwarded += chunk.length;

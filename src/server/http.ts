@@ -22,7 +22,6 @@ export function sseHeaders(sessionId: string, epoch: string): Record<string, str
   return {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
     // Proxies such as nginx buffer responses unless told not to; SSE must flow.
     'x-accel-buffering': 'no',
     [Header.SessionId]: sessionId,
