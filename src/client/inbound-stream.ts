@@ -4,7 +4,7 @@
  * dropped connection is resumed with `Last-Event-ID` — honouring `retry:`, else backing
  * off with jitter — until the stream is done. A divergence is thrown, never swallowed.
  */
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError, isErrorCode } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { reconnectDelay, type ReconnectOptions } from './backoff.js';
@@ -137,6 +137,11 @@ export class InboundStream {
       return undefined;
     }
     const reason = response.ok ? undefined : await refusalReason(response);
+    if (reason !== undefined && isErrorCode(reason)) {
+      // The server said exactly why it refused (replay-window-exceeded, session-not-found, …):
+      // report that, not a generic "session invalid".
+      throw new ContinuityError(reason, undefined, { status: response.status });
+    }
     const verdict = verifyReconnect(
       { sessionId: host.sessionId ?? '', epoch: host.epoch },
       { status: response.status, sessionId: response.headers.get(Header.SessionId), epoch: response.headers.get(Header.ReplayEpoch), reason },

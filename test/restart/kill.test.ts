@@ -1,0 +1,157 @@
+/**
+ * kill -9 a child server mid-stream at seeded points and restart it on the same port.
+ * On SQLite the session survives: our client resumes each time with nothing lost,
+ * duplicated or reordered, and the request that was in flight fails fast with
+ * request-abandoned. On the memory store the session is gone: 404, a reported
+ * re-initialization, never a silent continuation.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ContinuityClientTransport, type DivergenceReport } from '../../src/client/index.js';
+import { sqliteStore } from '../../src/store/sqlite.js';
+import { freePort, kill9, startChild, type ChildServer } from '../helpers/processes.js';
+import { prng } from '../helpers/stream-server.js';
+
+const SEED = Number(process.env.KILL_SEED ?? 4242);
+
+interface Harness {
+  client: Client;
+  transport: ContinuityClientTransport;
+  alarms: DivergenceReport[];
+  seqs: number[];
+}
+
+async function connect(url: URL): Promise<Harness> {
+  const alarms: DivergenceReport[] = [];
+  const transport = new ContinuityClientTransport(url, {
+    reconnect: { initialDelayMs: 20, maxDelayMs: 150 },
+    onDivergence: (r) => alarms.push(r),
+  });
+  const client = new Client({ name: 'kill-test', version: '1.0.0' });
+  const h: Harness = { client, transport, alarms, seqs: [] };
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    const data = n.params.data as { seq?: number } | undefined;
+    if (n.params.logger === 'emit' && typeof data?.seq === 'number') h.seqs.push(data.seq);
+  });
+  await client.connect(transport);
+  return h;
+}
+
+/** A long emit call, killed `delayMs` in; returns how it ended and when, relative to the restart. */
+async function killDuringCall(h: Harness, server: ChildServer, port: number, store: string, delayMs: number) {
+  h.seqs = [];
+  const call = h.client.callTool({ name: 'emit', arguments: { count: 2000, intervalMs: 2 } }, undefined, { timeout: 20_000 }).then(
+    (result) => ({ ok: true as const, result, at: Date.now() }),
+    (error: { code?: number; data?: { reason?: string } }) => ({ ok: false as const, error, at: Date.now() }),
+  );
+  await new Promise((r) => setTimeout(r, delayMs));
+  await kill9(server);
+  const next = await startChild(port, store);
+  const outcome = await call;
+  return { next, outcome, afterRestartMs: outcome.at - next.readyAt, seqs: [...h.seqs] };
+}
+
+async function waitFor<T>(get: () => T | undefined, ms: number): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  for (let v = get(); ; v = get()) {
+    if (v !== undefined || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function assertContiguous(seqs: number[], context: string): void {
+  seqs.forEach((s, i) => assert.equal(s, i + 1, `${context}: delivered #${i} is seq ${s}`));
+}
+
+describe('kill -9 and restart', () => {
+  test(`SQLite: 20 seeded kills, the client resumes each time (seed ${SEED})`, { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-kill-'));
+    const file = join(dir, 'kill.db');
+    const store = `sqlite:${file}`;
+    const port = await freePort();
+    let server = await startChild(port, store);
+    const h = await connect(server.url);
+    const rand = prng(SEED);
+    const delivered: number[] = [];
+    try {
+      for (let i = 0; i < 20; i++) {
+        const delay = 30 + Math.floor(rand() * 400);
+        const { next, outcome, afterRestartMs, seqs } = await killDuringCall(h, server, port, store, delay);
+        server = next;
+        const context = `kill ${i} at ${delay} ms (seed ${SEED})`;
+        assert.equal(outcome.ok, false, `${context}: the call cannot have completed`);
+        if (!outcome.ok) assert.equal(outcome.error.data?.reason, 'request-abandoned', `${context}: ${JSON.stringify(outcome.error)}`);
+        assert.ok(afterRestartMs < 1000, `${context}: abandonment reported ${afterRestartMs} ms after the restart`);
+        assertContiguous(seqs, context);
+        delivered.push(seqs.length);
+        // The same session goes on: a new call succeeds without re-initialization.
+        const check = await h.client.callTool({ name: 'emit', arguments: { count: 3 } });
+        assert.deepEqual(check.structuredContent, { emitted: 3 }, `${context}: next call`);
+      }
+      assert.deepEqual(h.alarms.map((a) => a.code), [], `no divergence on a durable store (seed ${SEED})`);
+    } finally {
+      await h.client.close();
+      await kill9(server);
+    }
+    // Nothing lost: every event the log holds for each killed call reached the client.
+    const db = sqliteStore({ path: file });
+    try {
+      const sessionId = h.transport.sessionId as string;
+      const stored: number[] = [];
+      for (const name of await db.log.streams(sessionId)) {
+        const events = await db.log.read(sessionId, name, 0, 100_000);
+        const last = events.at(-1)?.payload ?? '';
+        if (!last.includes('request-abandoned')) continue;
+        stored.push(events.filter((e) => e.payload.includes('"logger":"emit"')).length);
+      }
+      assert.deepEqual(stored, delivered, `stored vs delivered notifications per killed call (seed ${SEED})`);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test(`memory store: every kill yields 404 session-not-found and a reported re-initialization (seed ${SEED})`, { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    let server = await startChild(port, 'memory');
+    const h = await connect(server.url);
+    const rand = prng(SEED + 1);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const before = h.transport.sessionId;
+        const delay = 30 + Math.floor(rand() * 300);
+        const { next, outcome, seqs } = await killDuringCall(h, server, port, 'memory', delay);
+        server = next;
+        const context = `kill ${i} at ${delay} ms`;
+        assert.equal(outcome.ok, false, `${context}: the call cannot have completed`);
+        if (!outcome.ok) assert.equal(outcome.error.data?.reason, 'session-not-found', `${context}: ${JSON.stringify(outcome.error)}`);
+        assertContiguous(seqs, context);
+        // The call fails first; the report follows once the re-initialization is done.
+        const report = await waitFor(() => h.alarms[i], 5000);
+        assert.ok(report, `${context}: the application was told`);
+        assert.equal(report.code, 'session-not-found', `${context}: the server's reason is reported`);
+        assert.equal(report.failedRequests, 1);
+        assert.notEqual(report.sessionId, before, `${context}: a new session`);
+        const check = await h.client.callTool({ name: 'emit', arguments: { count: 3 } });
+        assert.deepEqual(check.structuredContent, { emitted: 3 }, `${context}: next call`);
+      }
+      // A restart while nothing is in flight: the next call's POST gets 404, the client
+      // re-initializes and sends it again (the server never ran it), and says so.
+      await kill9(server);
+      server = await startChild(port, 'memory');
+      const count = h.alarms.length;
+      const result = await h.client.callTool({ name: 'emit', arguments: { count: 2 } });
+      assert.deepEqual(result.structuredContent, { emitted: 2 });
+      assert.equal(h.alarms.length, count + 1, 'the application was told');
+      assert.equal(h.alarms.at(-1)?.code, 'session-not-found');
+    } finally {
+      await h.client.close();
+      await kill9(server);
+    }
+  });
+});
