@@ -82,6 +82,8 @@ export class ContinuityClientTransport implements InboundHost {
   readonly #checkpoints: CheckpointStore;
   readonly #fetch: (url: URL, init: RequestInit) => Promise<Response>;
   readonly #streams = new Set<InboundStream>();
+  /** Requests whose POST has not been answered with headers yet (key → id). */
+  readonly #posting = new Map<string, RequestId>();
   /** Last position per stream key, for the checkpoint. */
   readonly #positions = new Map<string, StreamCheckpoint>();
   #standalone: InboundStream | undefined;
@@ -209,12 +211,24 @@ export class ContinuityClientTransport implements InboundHost {
   async #post(message: JsonRpcMessage, mayRecover: boolean): Promise<void> {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
-    const response = await this.#fetch(this.url, {
-      method: 'POST',
-      headers: this.headers({ [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' }),
-      body: JSON.stringify(message),
-      signal: this.#abort.signal,
-    });
+    const key = 'method' in message && 'id' in message ? JSON.stringify(message.id) : undefined;
+    if (key !== undefined && 'id' in message) this.#posting.set(key, message.id as RequestId);
+    let response: Response;
+    try {
+      response = await this.#fetch(this.url, {
+        method: 'POST',
+        headers: this.headers({ [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' }),
+        body: JSON.stringify(message),
+        signal: this.#abort.signal,
+      });
+    } catch (error) {
+      // A recovery failed this request with its typed error and aborted the POST: the
+      // SDK already has its answer, so the abort is not a second one.
+      if (key !== undefined && !this.#posting.has(key)) return;
+      throw error;
+    } finally {
+      if (key !== undefined) this.#posting.delete(key);
+    }
     if (initializing && response.ok) this.#adoptSession(response);
     if (response.status === 404 && session !== undefined && !initializing) {
       // The server says it does not know the session: nothing of this POST ran, so it
@@ -255,7 +269,11 @@ export class ContinuityClientTransport implements InboundHost {
     }
     if (type.includes('application/json')) {
       const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
-      for (const m of Array.isArray(body) ? body : [body]) this.deliver(m);
+      const all = Array.isArray(body) ? body : [body];
+      for (let i = 0; i < all.length; i++) {
+        if (i > 0) await null; // one at a time, as readSse does (see there)
+        this.deliver(all[i] as JsonRpcMessage);
+      }
       return;
     }
     await response.body.cancel();
@@ -297,6 +315,10 @@ export class ContinuityClientTransport implements InboundHost {
     const detectMs = stream?.reconnectStartedAt === undefined ? 0 : detectedAt - stream.reconnectStartedAt;
     let failed = 0;
     for (const s of this.#streams) failed += this.#fail(s, error);
+    // Requests still waiting for their POST's headers went to the old session too.
+    for (const id of this.#posting.values()) this.onmessage?.({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+    failed += this.#posting.size;
+    this.#posting.clear();
     this.#abort.abort();
     this.#abort = new AbortController();
     this.#forgetSession();

@@ -40,6 +40,8 @@ export const ERRORS = {
   'session-limit': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Too many sessions', retryable: true },
   'in-flight-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many requests in flight for this session', retryable: true },
   'duplicate-request-id': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'A request with this id is already in flight', retryable: false },
+  'upgrade-pending': { status: 409, rpc: JsonRpcCode.ServerError, message: 'The session is switching to WebSocket; send this over the socket once it is open', retryable: true },
+  'upgrade-invalid': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad WebSocket upgrade request', retryable: false },
   'session-superseded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Session superseded by a WebSocket upgrade; start a new session', retryable: false },
 
   // Resumption refusals (DESIGN §3)

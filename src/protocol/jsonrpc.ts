@@ -24,7 +24,7 @@ export interface JsonRpcResult {
 }
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
-  id: RequestId | null;
+  id?: RequestId | null;
   error: { code: number; message: string; data?: unknown };
 }
 export type JsonRpcResponse = JsonRpcResult | JsonRpcErrorResponse;

@@ -14,7 +14,9 @@ import type { SessionRecord, Store } from '../store/types.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
 import { readBody, refusal, toRefusal } from './http.js';
 import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
-import { Session, type SessionDeps } from './session.js';
+import type { SocketPort } from './event-sink.js';
+import { Session, WS_SUBPROTOCOL, type SessionDeps } from './session.js';
+import type { UpgradeAction } from './upgrade-state.js';
 
 /** A Streamable HTTP endpoint. Mount `handle` on any framework that speaks `Request`/`Response`. */
 export interface Endpoint {
@@ -33,6 +35,12 @@ export interface Endpoint {
   /** The store in use. */
   readonly store: Store;
   /**
+   * Decides a WebSocket upgrade request (the Node adapter calls it from its `upgrade`
+   * event). A refusal carries the HTTP response to write; an acceptance names the
+   * subprotocol and takes the socket once the 101 is written.
+   */
+  upgrade(request: Request, context?: HandleContext): Promise<UpgradeDecision>;
+  /**
    * Installs a Host/Origin guard unless the options chose one. Adapters call this for
    * loopback binds, where DNS rebinding is the threat.
    * @internal
@@ -41,6 +49,16 @@ export interface Endpoint {
 }
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** What to do with a WebSocket upgrade request. */
+export type UpgradeDecision =
+  | { readonly ok: false; readonly response: Response }
+  | { readonly ok: true; readonly protocol: string; attach(port: SocketPort): Promise<void> };
+
+/** Header a client sends on its standalone GET to ask for the upgrade offer. */
+export const UPGRADE_REQUEST_HEADER = 'x-mcp-upgrade';
+/** Header carrying the offer's token on the WebSocket handshake. */
+export const UPGRADE_TOKEN_HEADER = 'x-mcp-upgrade-token';
 
 /**
  * Creates an endpoint.
@@ -60,6 +78,11 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const newSessionId = options.sessionId ?? (() => randomToken(24));
   const onError = options.onError ?? (() => {});
   let guard: HostGuardOptions | false | undefined = options.hostGuard;
+  const upgrade = {
+    websocket: options.upgrade?.websocket ?? false,
+    expiresInMs: options.upgrade?.expiresInMs ?? 10_000,
+    maxPending: options.upgrade?.maxPending ?? 100,
+  };
   const sessions = new Map<string, Session>();
   /** Rehydrations under way, so concurrent requests for one session share one. */
   const rehydrating = new Map<string, Promise<Session | undefined>>();
@@ -126,7 +149,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         try {
           await session.rehydrate(await options.server({ sessionId: id, rehydrating: true }));
         } catch (error) {
-          await session.shutdown().catch(onError);
+          if (error instanceof ContinuityError && error.code === 'session-superseded') await session.terminate().catch(onError);
+          else await session.shutdown().catch(onError);
           throw error;
         }
         sessions.set(id, session);
@@ -187,6 +211,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       return initialize(init, request, context);
     }
     const session = await lookup(request, context);
+    proceedOrRefuse(await session.upgradeInput('post'));
     if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
     return session.post(messages, request, context, batch);
   }
@@ -197,7 +222,56 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     }
     const session = await lookup(request, context);
     const cursor = request.headers.get(Header.LastEventId);
-    return cursor === null ? session.openStandalone() : session.resume(cursor);
+    if (cursor !== null) {
+      proceedOrRefuse(await session.upgradeInput('resume'));
+      return session.resume(cursor);
+    }
+    const wantsUpgrade = upgrade.websocket && request.headers.get(UPGRADE_REQUEST_HEADER)?.toLowerCase() === 'websocket';
+    if (wantsUpgrade && session.canOfferUpgrade && pendingUpgrades() < upgrade.maxPending) {
+      const action = await session.upgradeInput('offer');
+      if (action === 'offer') return session.offerUpgrade(upgrade.expiresInMs);
+      proceedOrRefuse(action);
+    }
+    proceedOrRefuse(await session.upgradeInput('standalone'));
+    return session.openStandalone();
+  }
+
+  function pendingUpgrades(): number {
+    let n = 0;
+    for (const s of sessions.values()) if (s.upgradeState === 'upgrade-pending') n++;
+    return n;
+  }
+
+  /** Turns an upgrade action into a refusal, or returns for `proceed`. */
+  function proceedOrRefuse(action: UpgradeAction): void {
+    if (action === 'proceed') return;
+    if (action === 'refuse-pending') throw new ContinuityError('upgrade-pending');
+    throw new ContinuityError('session-superseded');
+  }
+
+  async function upgradeRequest(request: Request, context: HandleContext): Promise<UpgradeDecision> {
+    if (closed) throw new ContinuityError('endpoint-closed');
+    if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
+    if (!upgrade.websocket) throw new ContinuityError('upgrade-invalid', 'WebSocket upgrade is not enabled on this endpoint');
+    const protocols = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
+    if (!protocols.includes(WS_SUBPROTOCOL)) throw new ContinuityError('upgrade-invalid', `Sec-WebSocket-Protocol must offer ${WS_SUBPROTOCOL}`);
+    const session = await lookup(request, context);
+    const input = session.handshakeInput(request.headers.get(UPGRADE_TOKEN_HEADER));
+    if (input !== 'handshake' || session.upgradeState !== 'upgrade-pending') {
+      // A wrong or expired token, a second handshake, or one without an offer: the session ends.
+      proceedOrRefuse(await session.upgradeInput(input));
+    }
+    return {
+      ok: true,
+      protocol: WS_SUBPROTOCOL,
+      async attach(port) {
+        // The 101 is written: this is the moment the session moves (or, for a second
+        // socket racing the first, is superseded and both sockets close).
+        const action = await session.upgradeInput('handshake');
+        if (action === 'accept') session.adoptSocket(port);
+        else port.close(1008, 'session-superseded');
+      },
+    };
   }
 
   async function del(request: Request, context: HandleContext): Promise<Response> {
@@ -211,6 +285,14 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       return sessions.size;
     },
     store,
+    async upgrade(request, context = {}) {
+      try {
+        return await upgradeRequest(request, context);
+      } catch (error) {
+        if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
+        return { ok: false, response: toRefusal(error) };
+      }
+    },
     async resetReplayLog(sessionId) {
       const session = sessions.get(sessionId);
       if (!session) throw new ContinuityError('session-not-found');

@@ -61,6 +61,8 @@ export interface EndpointOptions {
   retryMs?: number;
   /** SSE comment sent on idle live streams, ms (default 15,000; 0 turns it off). */
   keepAliveMs?: number;
+  /** The opt-in SSE→WebSocket upgrade (DESIGN §5). Off by default. */
+  upgrade?: UpgradeOptions;
   /** Host/Origin validation (DNS rebinding). The Node adapter turns it on for loopback binds. */
   hostGuard?: HostGuardOptions | false;
   /** Session ID generator; must return ≥ 128 bits of CSPRNG output as visible ASCII. */
@@ -69,6 +71,16 @@ export interface EndpointOptions {
   onError?: (error: Error) => void;
   /** Clock, for tests. */
   now?: () => number;
+}
+
+/** Options of the SSE→WebSocket upgrade. */
+export interface UpgradeOptions {
+  /** Offer the upgrade to clients that ask for it (`X-MCP-Upgrade: websocket` on the GET stream). */
+  websocket: boolean;
+  /** How long an offer stays valid, ms (default 10,000); then the session is superseded. */
+  expiresInMs?: number;
+  /** Offers pending at once in this process (default 100); beyond it no offer is made. */
+  maxPending?: number;
 }
 
 export type ResolvedLimits = Required<EndpointLimits>;

@@ -7,7 +7,7 @@
  */
 import { chainSeed, formatEventId, nextChain } from '../protocol/event-id.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
-import type { SseSink } from './sse-sink.js';
+import type { EventSink } from './event-sink.js';
 
 /** What a stream needs from its session. */
 export interface StreamHost {
@@ -41,7 +41,7 @@ export class OutboundStream {
   #flushing = false;
   #completing = false;
   #complete = false;
-  #sink: SseSink | undefined;
+  #sink: EventSink | undefined;
   /** Highest seq written to the attached sink. */
   #sinkSeq = 0;
   /** The attached sink is still being replayed to; live writes wait for the replay loop. */
@@ -124,7 +124,7 @@ export class OutboundStream {
    * Attaches a reader that has seen everything up to `afterSeq`: replays the rest from the
    * log in pages, then switches it to live delivery. A previous reader is taken over (closed).
    */
-  async attach(sink: SseSink, afterSeq: number): Promise<void> {
+  async attach(sink: EventSink, afterSeq: number): Promise<void> {
     if (this.#sink && this.#sink !== sink) this.#sink.close();
     this.#sink = sink;
     this.#sinkSeq = afterSeq;
@@ -204,7 +204,7 @@ export class OutboundStream {
     this.#host.onStreamComplete(this);
   }
 
-  #writeToSink(sink: SseSink, entries: ReadonlyArray<{ event: LogEvent; retry: number | undefined }>): void {
+  #writeToSink(sink: EventSink, entries: ReadonlyArray<{ event: LogEvent; retry: number | undefined }>): void {
     const { epoch } = this.#host;
     const out: Array<{ id: string; data: string; retry?: number }> = [];
     for (const { event, retry } of entries) {

@@ -21,15 +21,23 @@ export interface RehydrationPlan {
   closed: string[];
   /** The next free request stream number. */
   nextStream: number;
+  /** An upgrade to WebSocket was offered: the session cannot continue over SSE (seed 003). */
+  upgraded: boolean;
 }
 
 export const STANDALONE_STREAM = '0';
+/** The stream that carries a session's messages after an upgrade offer. */
+export const SOCKET_STREAM = '_ws'; // never a request stream's name (those are base-36 numbers)
 
 export async function planRehydration(log: EventLog, sessionId: string, pageSize: number): Promise<RehydrationPlan> {
-  const plan: RehydrationPlan = { standalone: undefined, open: [], closed: [], nextStream: 1 };
+  const plan: RehydrationPlan = { standalone: undefined, open: [], closed: [], nextStream: 1, upgraded: false };
   for (const name of await log.streams(sessionId)) {
     const head = await log.head(sessionId, name);
     if (!head) continue;
+    if (name === SOCKET_STREAM) {
+      plan.upgraded = true;
+      continue;
+    }
     if (name === STANDALONE_STREAM) {
       plan.standalone = head;
       continue;

@@ -4,9 +4,9 @@
  */
 import { formatEventId } from '../protocol/event-id.js';
 import type { StreamHost } from './outbound-stream.js';
-import type { SseSink } from './sse-sink.js';
+import type { EventSink } from './event-sink.js';
 
-export async function replayStored(host: Omit<StreamHost, 'onStreamComplete'>, stream: string, afterSeq: number, sink: SseSink): Promise<void> {
+export async function replayStored(host: Omit<StreamHost, 'onStreamComplete'>, stream: string, afterSeq: number, sink: EventSink): Promise<void> {
   const { log, sessionId, epoch, replayPageSize } = host;
   let seq = afterSeq;
   for (;;) {

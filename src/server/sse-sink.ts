@@ -4,6 +4,7 @@
  * behind is cut off (it can resume from the log) instead of growing memory without end.
  */
 import { encodeSseComment, encodeSseEvent, encodeSseRetry } from '../protocol/sse.js';
+import type { EventSink } from './event-sink.js';
 
 const encoder = new TextEncoder();
 
@@ -15,7 +16,7 @@ export interface SseSinkOptions {
 }
 
 /** The writer side of one SSE response. */
-export class SseSink {
+export class SseSink implements EventSink {
   readonly body: ReadableStream<Uint8Array>;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #ended = false;
