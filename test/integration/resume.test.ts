@@ -98,12 +98,13 @@ describe('resume a POST stream cut at many points', () => {
       assertContiguousIds(all, `seed ${seed}`);
       const report = deliveryReport(payloadSeqs(all), 2000);
       assert.deepEqual({ ...report, received: 0 }, { ...ZERO, received: 0 }, `seed ${seed} cuts ${cuts.join(',')}`);
-      // Prove the test exercised a same-millisecond burst: many events share a timestamp.
+      // Prove the test exercised a same-millisecond burst: events share timestamps (many
+      // per millisecond on an idle machine; at least ten even on a loaded one).
       const stream = parseEventId(all[0]?.id ?? '').stream;
       const stored = await g.endpoint.store.log.read(h.sessionId, stream, 0, 5000);
       const perMs = new Map<number, number>();
       for (const e of stored) perMs.set(e.at, (perMs.get(e.at) ?? 0) + 1);
-      assert.ok(Math.max(...perMs.values()) >= 100, `burst spread over ${perMs.size} ms`);
+      assert.ok(Math.max(...perMs.values()) >= 10, `burst spread over ${perMs.size} ms`);
     } finally {
       await g.close();
     }

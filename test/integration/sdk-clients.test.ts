@@ -19,7 +19,7 @@ function callWithProgress(client: AnyClient, name: string, args: Record<string, 
   if (client instanceof ClientV2) return client.callTool({ name, arguments: args }, { onprogress });
   return client.callTool({ name, arguments: args }, undefined, { onprogress });
 }
-const firstText = (r: { content?: unknown }): string => ((r.content as Text[] | undefined)?.[0]?.text ?? '');
+const firstText = (r: object): string => (((r as { content?: Text[] }).content)?.[0]?.text ?? '');
 
 async function v1Client(url: URL): Promise<{ client: ClientV1; transport: TransportV1 }> {
   const client = new ClientV1({ name: 'v1-client', version: '1.0.0' }, { capabilities: { sampling: {} } });

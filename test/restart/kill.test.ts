@@ -29,7 +29,8 @@ interface Harness {
 async function connect(url: URL): Promise<Harness> {
   const alarms: DivergenceReport[] = [];
   const transport = new ContinuityClientTransport(url, {
-    reconnect: { initialDelayMs: 20, maxDelayMs: 150 },
+    // Keep trying while the child restarts (slow under load), at most 150 ms apart.
+    reconnect: { initialDelayMs: 20, maxDelayMs: 150, maxRequestAttempts: 400 },
     onDivergence: (r) => alarms.push(r),
   });
   const client = new Client({ name: 'kill-test', version: '1.0.0' });
