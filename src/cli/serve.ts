@@ -19,6 +19,7 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
   --store S      sqlite:PATH (default sqlite:./mcp-continuity.db: sessions survive
                  restarts) or memory (sessions die with the process)
   --json         answer POSTs with JSON instead of SSE
+  --websocket    offer the SSE→WebSocket upgrade to clients that ask for it
   --quiet        print only the URL`;
 
 /** The store `serve` uses when none is named: SQLite, the embedded default. */
@@ -40,6 +41,7 @@ export async function serve(argv: string[]): Promise<void> {
       path: { type: 'string', default: '/mcp' },
       store: { type: 'string', default: DEFAULT_STORE },
       json: { type: 'boolean', default: false },
+      websocket: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
     },
     strict: true,
@@ -51,6 +53,7 @@ export async function serve(argv: string[]): Promise<void> {
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,
+    upgrade: { websocket: values.websocket },
     onError: (error) => {
       if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
     },

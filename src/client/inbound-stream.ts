@@ -5,7 +5,7 @@
  * off with jitter — until the stream is done. A divergence is thrown, never swallowed.
  */
 import { ContinuityError, isErrorCode } from '../protocol/errors.js';
-import { Header } from '../protocol/headers.js';
+import { Header, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { reconnectDelay, type ReconnectOptions } from './backoff.js';
 import { toDivergenceError } from './errors.js';
@@ -24,6 +24,8 @@ export interface InboundHost {
   headers(extra: Record<string, string>): Headers;
   readonly sessionId: string | undefined;
   readonly epoch: string | null;
+  /** Ask for the WebSocket upgrade offer on a fresh standalone stream. */
+  readonly upgradeRequested: boolean;
   /** A verified message, in order, exactly once. */
   deliver(message: JsonRpcMessage, stream: InboundStream): void;
   /** The stream's position advanced (for the checkpoint). */
@@ -46,6 +48,7 @@ export class InboundStream {
   readonly #host: InboundHost;
   readonly #verifier: StreamVerifier;
   readonly #signal: AbortSignal;
+  readonly #own = new AbortController();
   #retryMs: number | undefined;
   /** When the current reconnection began (ms), for the report of a divergence it finds. */
   reconnectStartedAt: number | undefined;
@@ -53,9 +56,14 @@ export class InboundStream {
   constructor(host: InboundHost, kind: 'standalone' | 'request', signal: AbortSignal, checkpoint?: StreamCheckpoint) {
     this.#host = host;
     this.kind = kind;
-    this.#signal = signal;
+    this.#signal = AbortSignal.any([signal, this.#own.signal]);
     this.#verifier = createStreamVerifier({ checkpoint, epoch: host.epoch, trustOpaqueIds: host.trustOpaqueIds });
     if (checkpoint) this.#verifier.reconnected();
+  }
+
+  /** Ends this stream now, without reconnecting (its transport moves elsewhere). */
+  stop(): void {
+    this.#own.abort();
   }
 
   /** The last verified position, if any event carried an ID. */
@@ -119,6 +127,8 @@ export class InboundStream {
     const host = this.#host;
     const extra: Record<string, string> = { [Header.Accept]: 'text/event-stream' };
     if (lastEventId !== undefined) extra[Header.LastEventId] = lastEventId;
+    // Only a fresh standalone stream may ask for the upgrade offer; a resume never does.
+    else if (this.kind === 'standalone' && host.upgradeRequested) extra[UPGRADE_REQUEST_HEADER] = 'websocket';
     let response: Response;
     try {
       response = await host.fetch(host.url, { method: 'GET', headers: host.headers(extra), signal: this.#signal });

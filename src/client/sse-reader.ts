@@ -1,11 +1,6 @@
 /**
  * Reads an SSE response body into events with eventsource-parser. Returns when the body
  * ends; rejects if the connection fails or a handler throws.
- *
- * Events are handed over one at a time with a microtask between them, even when one
- * network read carries many: the SDK runs notification handlers a microtask late but
- * settles responses at once, so a progress notification delivered in the same tick as
- * its request's result would find its handler already gone.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
@@ -27,10 +22,8 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
       const { done, value } = await reader.read();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
-      for (let i = 0; i < parsed.length; i++) {
-        if (i > 0) await null;
-        handlers.onEvent(parsed[i] as EventSourceMessage);
-      }
+      // Handlers run after feed returns, so one that throws leaves the parser consistent.
+      for (const event of parsed) handlers.onEvent(event);
       parsed.length = 0;
     }
   } finally {

@@ -5,13 +5,14 @@
  * sequence and hash chain of every event, against others it applies seed 000's posture.
  */
 import { ContinuityError, isErrorCode, type ErrorCode } from '../protocol/errors.js';
-import { Header } from '../protocol/headers.js';
+import { Header, UPGRADE_ACCEPTED } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
 import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
 import { toDivergenceError } from './errors.js';
 import { InboundStream, StreamEnded, type InboundHost } from './inbound-stream.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
+import { isUpgradeOffer, openSocket, type SocketChannel } from './websocket.js';
 import type { StreamCheckpoint } from './verifier.js';
 
 /** What the application is told after a divergence or a lost session. */
@@ -49,6 +50,8 @@ export interface ContinuityClientOptions {
   checkpointIntervalMs?: number;
   /** Called after every divergence or session loss, once the client has re-initialized. */
   onDivergence?: (report: DivergenceReport) => void;
+  /** The opt-in SSE→WebSocket upgrade (DESIGN §5): ask for it, and follow the offer. */
+  upgrade?: { websocket: boolean; maxFrameBytes?: number };
 }
 
 const STANDALONE_KEY = 'standalone';
@@ -87,6 +90,14 @@ export class ContinuityClientTransport implements InboundHost {
   /** Last position per stream key, for the checkpoint. */
   readonly #positions = new Map<string, StreamCheckpoint>();
   #standalone: InboundStream | undefined;
+  /** The upgraded connection, once open; then every message goes over it. */
+  #socket: SocketChannel | undefined;
+  #upgrading: Promise<void> | undefined;
+  /** Requests sent over the socket and not yet answered (key → id). */
+  readonly #socketPending = new Map<string, RequestId>();
+  readonly #inbox: JsonRpcMessage[] = [];
+  #draining = false;
+  #notifiedSinceYield = false;
   #abort = new AbortController();
   #recovering: Promise<void> | undefined;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -113,6 +124,13 @@ export class ContinuityClientTransport implements InboundHost {
   }
   get protocolVersion(): string | undefined {
     return this.#protocolVersion;
+  }
+  /** Is the session carried over an upgraded WebSocket? */
+  get upgraded(): boolean {
+    return this.#socket !== undefined;
+  }
+  get upgradeRequested(): boolean {
+    return this.#options.upgrade?.websocket === true && this.#socket === undefined;
   }
 
   /**
@@ -143,6 +161,13 @@ export class ContinuityClientTransport implements InboundHost {
   async send(message: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.#closed) throw new Error('Transport closed');
     if (this.#recovering) await this.#recovering;
+    if (this.#upgrading) await this.#upgrading;
+    if (this.#recovering) await this.#recovering;
+    if (this.#socket) {
+      if ('method' in message && 'id' in message) this.#socketPending.set(JSON.stringify(message.id), message.id as RequestId);
+      this.#socket.send(message);
+      return;
+    }
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       this.#init = message;
       this.#initKey = JSON.stringify(message.id);
@@ -167,6 +192,7 @@ export class ContinuityClientTransport implements InboundHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#socket?.close();
     this.#abort.abort();
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     await this.#save().catch((error: unknown) => this.report(error as Error));
@@ -188,12 +214,46 @@ export class ContinuityClientTransport implements InboundHost {
   }
 
   deliver(message: JsonRpcMessage): void {
+    if ('method' in message && message.method === UPGRADE_ACCEPTED) {
+      // Ours, not the application's: the server offers to move this session to a socket.
+      this.#followUpgrade(message.params);
+      return;
+    }
+    if (!('method' in message) && 'id' in message && message.id !== null && message.id !== undefined) this.#socketPending.delete(JSON.stringify(message.id));
     if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
       this.#initKey = undefined;
       if ('result' in message && typeof message.result.protocolVersion === 'string') this.#protocolVersion = message.result.protocolVersion;
       this.#scheduleSave(0);
     }
-    this.onmessage?.(message);
+    this.#emit(message);
+  }
+
+  /**
+   * Hands messages to the SDK in order, through one queue. The SDK runs notification
+   * handlers asynchronously but settles a response at once, dropping its progress
+   * handler: a response therefore waits one macrotask after notifications delivered
+   * before it, or its own progress notifications would be lost.
+   */
+  #emit(message: JsonRpcMessage): void {
+    this.#inbox.push(message);
+    if (!this.#draining) void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      for (let m = this.#inbox.shift(); m !== undefined; m = this.#inbox.shift()) {
+        const isResponse = !('method' in m);
+        if (isResponse && this.#notifiedSinceYield) {
+          await new Promise((resolve) => setImmediate(resolve));
+          this.#notifiedSinceYield = false;
+        }
+        if (!isResponse) this.#notifiedSinceYield = true;
+        this.onmessage?.(m);
+      }
+    } finally {
+      this.#draining = false;
+    }
   }
 
   advanced(stream: InboundStream): void {
@@ -269,11 +329,7 @@ export class ContinuityClientTransport implements InboundHost {
     }
     if (type.includes('application/json')) {
       const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
-      const all = Array.isArray(body) ? body : [body];
-      for (let i = 0; i < all.length; i++) {
-        if (i > 0) await null; // one at a time, as readSse does (see there)
-        this.deliver(all[i] as JsonRpcMessage);
-      }
+      for (const m of Array.isArray(body) ? body : [body]) this.deliver(m);
       return;
     }
     await response.body.cancel();
@@ -316,9 +372,14 @@ export class ContinuityClientTransport implements InboundHost {
     let failed = 0;
     for (const s of this.#streams) failed += this.#fail(s, error);
     // Requests still waiting for their POST's headers went to the old session too.
-    for (const id of this.#posting.values()) this.onmessage?.({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+    for (const id of this.#posting.values()) this.#emit({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
     failed += this.#posting.size;
     this.#posting.clear();
+    for (const id of this.#socketPending.values()) this.#emit({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+    failed += this.#socketPending.size;
+    this.#socketPending.clear();
+    this.#socket?.close();
+    this.#socket = undefined;
     this.#abort.abort();
     this.#abort = new AbortController();
     this.#forgetSession();
@@ -348,8 +409,37 @@ export class ContinuityClientTransport implements InboundHost {
   #fail(stream: InboundStream, error: ContinuityError): number {
     const owed = [...stream.pending.values()];
     stream.pending.clear();
-    for (const id of owed) this.onmessage?.({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+    for (const id of owed) this.#emit({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
     return owed.length;
+  }
+
+  /**
+   * Follows an upgrade offer: the SSE standalone stream stops (a resume of it now would
+   * supersede the session), the socket opens, and sends wait for it. A refused or failed
+   * handshake, or a socket lost later, ends the session: the client starts a new one.
+   */
+  #followUpgrade(params: unknown): void {
+    if (!this.#options.upgrade?.websocket || !isUpgradeOffer(params) || this.#upgrading || this.#socket || this.#closed) return;
+    const session = this.#sessionId;
+    this.#standalone?.stop();
+    this.#standalone = undefined;
+    this.#upgrading = (async () => {
+      try {
+        this.#socket = await openSocket(this.url, this.headers({}), params, {
+          onMessage: (m) => this.deliver(m),
+          onLost: (error) => {
+            this.#socket = undefined;
+            void this.#recover(error, undefined, session);
+          },
+          onError: (error) => this.report(error),
+        }, this.#options.upgrade?.maxFrameBytes ?? 4 * 1024 * 1024);
+      } catch (error) {
+        const typed = error instanceof ContinuityError ? error : new ContinuityError('session-superseded', String(error));
+        void this.#recover(typed, undefined, session);
+      }
+    })().finally(() => {
+      this.#upgrading = undefined;
+    });
   }
 
   #adoptSession(response: Response): void {

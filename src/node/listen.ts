@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Endpoint } from '../server/endpoint.js';
 import { isLoopbackHost, loopbackGuard } from '../server/host-guard.js';
 import { toRequest, writeResponse } from './adapter.js';
+import { upgradeHandler } from './websocket.js';
 
 /** Options of {@link listen}. */
 export interface ListenOptions {
@@ -13,6 +14,8 @@ export interface ListenOptions {
   host?: string;
   /** Path the endpoint answers on (default `/mcp`); others get 404. */
   path?: string;
+  /** Largest WebSocket frame accepted after an upgrade, bytes (default 4 MiB). */
+  maxFrameBytes?: number;
 }
 
 /** A running listener. */
@@ -53,6 +56,8 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const server = createServer(nodeHandler(endpoint, path));
+  // WebSocket handshakes (the opt-in upgrade); the endpoint refuses them unless enabled.
+  server.on('upgrade', upgradeHandler(endpoint, path, options.maxFrameBytes ?? 4 * 1024 * 1024));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, host, () => {

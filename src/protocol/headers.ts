@@ -13,6 +13,15 @@ export const Header = {
   Host: 'host',
 } as const;
 
+/** Header a client sends on its standalone GET to ask for the WebSocket upgrade offer. */
+export const UPGRADE_REQUEST_HEADER = 'x-mcp-upgrade';
+/** Header carrying the offer's token on the WebSocket handshake. */
+export const UPGRADE_TOKEN_HEADER = 'x-mcp-upgrade-token';
+/** The notification that carries the upgrade offer on the standalone stream. */
+export const UPGRADE_ACCEPTED = 'notifications/mcp-continuity/upgrade-accepted';
+/** The WebSocket subprotocol of an upgraded session. */
+export const WS_SUBPROTOCOL = 'mcp.v1';
+
 /** Protocol revisions with stateful sessions and resumption, oldest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];

@@ -5,7 +5,7 @@
  */
 import { ContinuityError } from '../protocol/errors.js';
 import {
-  Header, LATEST_PROTOCOL_VERSION, accepts, allowsBatches, isSupportedProtocolVersion, type ProtocolVersion,
+  Header, LATEST_PROTOCOL_VERSION, UPGRADE_REQUEST_HEADER, UPGRADE_TOKEN_HEADER, WS_SUBPROTOCOL, accepts, allowsBatches, isSupportedProtocolVersion, type ProtocolVersion,
 } from '../protocol/headers.js';
 import { classify, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { randomToken } from '../protocol/crypto.js';
@@ -15,7 +15,7 @@ import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
 import { readBody, refusal, toRefusal } from './http.js';
 import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
 import type { SocketPort } from './event-sink.js';
-import { Session, WS_SUBPROTOCOL, type SessionDeps } from './session.js';
+import { Session, type SessionDeps } from './session.js';
 import type { UpgradeAction } from './upgrade-state.js';
 
 /** A Streamable HTTP endpoint. Mount `handle` on any framework that speaks `Request`/`Response`. */
@@ -55,10 +55,6 @@ export type UpgradeDecision =
   | { readonly ok: false; readonly response: Response }
   | { readonly ok: true; readonly protocol: string; attach(port: SocketPort): Promise<void> };
 
-/** Header a client sends on its standalone GET to ask for the upgrade offer. */
-export const UPGRADE_REQUEST_HEADER = 'x-mcp-upgrade';
-/** Header carrying the offer's token on the WebSocket handshake. */
-export const UPGRADE_TOKEN_HEADER = 'x-mcp-upgrade-token';
 
 /**
  * Creates an endpoint.

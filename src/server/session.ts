@@ -6,7 +6,7 @@
  */
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
-import { supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
+import { UPGRADE_ACCEPTED, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
 import { classify, errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../store/types.js';
 import { byteLength } from '../store/rules.js';
@@ -34,9 +34,7 @@ export interface SessionDeps {
 }
 
 const STANDALONE = STANDALONE_STREAM;
-/** The notification that carries the upgrade offer on the standalone stream. */
-export const UPGRADE_ACCEPTED = 'notifications/mcp-continuity/upgrade-accepted';
-export const WS_SUBPROTOCOL = 'mcp.v1';
+
 /** Earlier epochs remembered per session: enough to name a reset, bounded. */
 const MAX_PAST_EPOCHS = 8;
 

@@ -1,0 +1,98 @@
+/**
+ * The client side of the SSE→WebSocket upgrade (DESIGN §5): given the server's
+ * `upgrade-accepted` offer, open the socket (`ws`, subprotocol `mcp.v1`, the session and
+ * the token in headers) and carry JSON-RPC as text frames. A refused handshake reports
+ * the server's reason; any close after opening means the session is over (superseded).
+ */
+import WebSocket from 'ws';
+import { ContinuityError, isErrorCode } from '../protocol/errors.js';
+import { UPGRADE_TOKEN_HEADER, WS_SUBPROTOCOL } from '../protocol/headers.js';
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+
+/** The offer carried by `notifications/mcp-continuity/upgrade-accepted`. */
+export interface UpgradeOffer {
+  token: string;
+  subprotocol: string;
+  expiresInMs: number;
+}
+
+export function isUpgradeOffer(v: unknown): v is UpgradeOffer {
+  const o = v as Partial<UpgradeOffer> | undefined;
+  return typeof o?.token === 'string' && o.subprotocol === WS_SUBPROTOCOL && typeof o.expiresInMs === 'number';
+}
+
+/** An open upgraded connection. */
+export interface SocketChannel {
+  send(message: JsonRpcMessage): void;
+  close(): void;
+}
+
+export interface SocketHandlers {
+  onMessage(message: JsonRpcMessage): void;
+  /** The socket closed (not by us): the session cannot continue. */
+  onLost(error: ContinuityError): void;
+  onError(error: Error): void;
+}
+
+/** Opens the upgraded socket; rejects with a typed error if the handshake is refused or fails. */
+export function openSocket(url: URL, headers: Headers, offer: UpgradeOffer, handlers: SocketHandlers, maxPayload: number): Promise<SocketChannel> {
+  const wsUrl = new URL(url);
+  wsUrl.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const h: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    h[key] = value;
+  });
+  h[UPGRADE_TOKEN_HEADER] = offer.token;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsUrl, WS_SUBPROTOCOL, { headers: h, maxPayload, handshakeTimeout: Math.max(1000, offer.expiresInMs) });
+    let open = false;
+    let closing = false;
+    ws.once('unexpected-response', (_req, res) => {
+      // A refusal: read the error table's reason from the body.
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (body.length < 4096) body += chunk;
+      });
+      res.on('end', () => {
+        reject(refusal(res.statusCode ?? 0, body));
+        ws.terminate();
+      });
+    });
+    ws.once('open', () => {
+      open = true;
+      resolve({
+        send: (message) => ws.send(JSON.stringify(message)),
+        close: () => {
+          closing = true;
+          ws.close(1000, 'client closing');
+        },
+      });
+    });
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return handlers.onError(new Error('Ignoring a binary WebSocket frame'));
+      try {
+        handlers.onMessage(JSON.parse(data.toString()) as JsonRpcMessage);
+      } catch (error) {
+        handlers.onError(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+    ws.on('error', (error) => {
+      if (!open) reject(new ContinuityError('session-superseded', `WebSocket upgrade failed: ${error.message}`));
+    });
+    ws.once('close', (code, reason) => {
+      if (open && !closing) handlers.onLost(new ContinuityError('session-superseded', `WebSocket closed (${code} ${reason.toString()})`));
+      if (!open) reject(new ContinuityError('session-superseded', `WebSocket closed before it opened (${code})`));
+    });
+  });
+}
+
+function refusal(status: number, body: string): ContinuityError {
+  try {
+    const reason = (JSON.parse(body) as { error?: { data?: { reason?: unknown } } }).error?.data?.reason;
+    if (isErrorCode(reason)) return new ContinuityError(reason, undefined, { status });
+  } catch {
+    // not JSON
+  }
+  return new ContinuityError('session-superseded', `WebSocket upgrade refused: HTTP ${status}`, { status });
+}
