@@ -381,7 +381,25 @@ describe('cursor-ahead (409)', () => {
 });
 
 describe('session-superseded (410)', () => {
-  it('GET with Last-Event-ID during or after a WebSocket upgrade', { todo: 'upgrade (issue 5)' });
+  let f: Fixture;
+  before(async () => {
+    f = await startFixture({ upgrade: { websocket: true } });
+  });
+  after(() => f.close());
+
+  it('GET with Last-Event-ID while an upgrade is pending', async () => {
+    const h = await initialize(f.url);
+    // Ask for the offer, read until it arrives, then drop the stream (the half-upgraded window).
+    const offered = await send(f.url, {
+      headers: sessionHeaders(h, { 'x-mcp-upgrade': 'websocket' }),
+      cutWhen: (e) => e.data.includes('upgrade-accepted'),
+    });
+    const cursor = offered.events.at(-1)?.id as string;
+    assert.ok(offered.events.at(-1)?.data.includes('upgrade-accepted'), 'the offer arrived');
+    assertRefusal(await resume(f, h, cursor), 'session-superseded', 'resume in upgrade-pending');
+    // Terminated, not merely refused: the session is gone.
+    assertRefusal(await resume(f, h, cursor), 'session-not-found', 'after the refusal');
+  });
 });
 
 /** Reads a whole in-process SSE response body. */
