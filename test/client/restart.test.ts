@@ -1,0 +1,94 @@
+/**
+ * A restarted client process resumes from its checkpoint file: the session, its epoch
+ * and the standalone stream's position survive, the SDK `Client` skips initialize, and
+ * what the server sent while the client was down arrives exactly once.
+ * Also: the official SDK v2 `Client` works on our transport.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { ContinuityClientTransport, fileCheckpoint, type DivergenceReport } from '../../src/client/index.js';
+import { startFixture } from '../helpers/fixture.js';
+import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
+import { createStreamServer } from '../helpers/stream-server.js';
+
+async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('a restarted client resumes its session and standalone stream from the checkpoint file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-client-restart-'));
+  const path = join(dir, 'client.ckpt');
+  const f = await startFixture({ server: () => createStreamServer(), keepAliveMs: 0, retryMs: 20 });
+  const reports: DivergenceReport[] = [];
+  const seen: number[] = [];
+  const connect = async () => {
+    const transport = new ContinuityClientTransport(f.url, { checkpoint: fileCheckpoint(path), checkpointIntervalMs: 10, onDivergence: (r) => reports.push(r) });
+    const client = new Client({ name: 'restarting', version: '1.0.0' });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const seq = (n.params.data as { seq?: number } | undefined)?.seq;
+      if (typeof seq === 'number') seen.push(seq);
+    });
+    await client.connect(transport);
+    return { transport, client };
+  };
+  try {
+    // First life: broadcast 5 unrelated notifications; they arrive on the standalone stream.
+    const first = await connect();
+    const sessionId = first.transport.sessionId as string;
+    await first.client.callTool({ name: 'broadcast', arguments: { count: 5 } });
+    await waitFor(() => seen.length === 5, 3000, 'the first five');
+    await new Promise((r) => setTimeout(r, 50)); // let the checkpoint save
+    await first.client.close(); // the process "exits": the session stays on the server
+    assert.ok(existsSync(path), 'the checkpoint file was written');
+
+    // While the client is down, the server sends five more on the standalone stream.
+    const raw = await initialize(f.url); // an unrelated session, only to prove isolation
+    await send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 2 } }), headers: sessionHeaders(raw) });
+    const serverSide = f.endpoint; // broadcast into the first session through a fresh call on it:
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    const sent = await send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 5 } }), headers });
+    assert.equal(sent.status, 200, 'the session is still alive on the server');
+    assert.ok(serverSide.sessionCount >= 1, 'server holds the session');
+
+    // Second life: same checkpoint file, no initialize, the missed five arrive once.
+    const second = await connect();
+    assert.equal(second.transport.sessionId, sessionId, 'the same session resumed');
+    await waitFor(() => seen.length === 10, 3000, 'the five sent while down');
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 1, 2, 3, 4, 5], 'each broadcast once, in order, none from the other session');
+    const result = await second.client.callTool({ name: 'broadcast', arguments: { count: 0 } });
+    assert.ok(result, 'calls work on the resumed session');
+    assert.deepEqual(reports, [], 'no divergence');
+    await second.transport.terminateSession();
+    assert.ok(!existsSync(path), 'terminating the session forgets the checkpoint');
+    await second.client.close();
+  } finally {
+    await f.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the official SDK v2 Client on our transport: tools, progress', async () => {
+  const f = await startFixture();
+  const transport = new ContinuityClientTransport(f.url);
+  const client = new ClientV2({ name: 'v2-on-continuity', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    const progress: number[] = [];
+    const result = await client.callTool({ name: 'emit', arguments: { count: 7 } }, { onprogress: (p: { progress: number }) => progress.push(p.progress) });
+    assert.deepEqual(result.structuredContent, { emitted: 7 }, 'result');
+    assert.deepEqual(progress, [1, 2, 3, 4, 5, 6, 7], 'progress');
+  } finally {
+    await client.close();
+    await f.close();
+  }
+});
