@@ -204,21 +204,16 @@ export class Session implements StreamHost, TransportOwner {
    * Leaves the session for another process (endpoint shutdown on a durable store):
    * readers and the SDK server are closed, the record and log stay.
    */
-  async shutdown(): Promise<void> {
-    if (this.#terminated) return;
-    this.#terminated = true;
-    this.#detachAll();
-    this.#abandonAll();
-    try {
-      await this.#server?.close();
-    } catch (error) {
-      this.#report(error);
-    }
-    this.#deps.onEnd(this);
+  shutdown(): Promise<void> {
+    return this.#end(false);
   }
 
   /** Ends the session: readers closed, SDK server closed, record and log deleted. */
-  async terminate(): Promise<void> {
+  terminate(): Promise<void> {
+    return this.#end(true);
+  }
+
+  async #end(forget: boolean): Promise<void> {
     if (this.#terminated) return;
     this.#terminated = true;
     this.#detachAll();
@@ -228,9 +223,11 @@ export class Session implements StreamHost, TransportOwner {
     } catch (error) {
       this.#report(error);
     }
-    const { store } = this.#deps;
-    await store.sessions.delete(this.sessionId);
-    await store.log.dropSession(this.sessionId);
+    if (forget) {
+      const { store } = this.#deps;
+      await store.sessions.delete(this.sessionId);
+      await store.log.dropSession(this.sessionId);
+    }
     this.#deps.onEnd(this);
   }
 

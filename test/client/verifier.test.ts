@@ -19,6 +19,7 @@ import {
 } from '../../src/client/verifier.js';
 import { DIVERGENCE_CODES, DivergenceError, isDivergenceError, toDivergenceError } from '../../src/client/errors.js';
 import { ContinuityError, ERRORS, JsonRpcCode } from '../../src/protocol/errors.js';
+import { prng } from '../helpers/prng.js';
 
 // Shapes the server uses: a 16-char epoch (randomToken(12)) and base-36 stream names.
 const EPOCH = 'q3Zt9xKc0bYw_1-A';
@@ -778,17 +779,6 @@ describe('verifier: divergence errors', () => {
   });
 });
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('verifier: seeded fault runs (lost, duplicated, reordered, unexpected must all be 0)', () => {
   it('over 2,000 resumes against faulty servers, only the true continuation is ever delivered', () => {

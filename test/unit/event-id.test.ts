@@ -13,21 +13,11 @@ import {
   type EventId,
 } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
+import { prng } from '../helpers/prng.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const CHAIN = 'AbCdEfGh-_012345';
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function token(rand: () => number, min: number, max: number): string {
   const n = min + Math.floor(rand() * (max - min + 1));

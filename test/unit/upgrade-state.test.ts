@@ -9,6 +9,7 @@ import {
   type UpgradeInput,
   type UpgradeState,
 } from '../../src/server/upgrade-state.js';
+import { prng as mulberry32 } from '../helpers/prng.js';
 
 /*
  * The SSE→WebSocket upgrade state machine (seed 003, DESIGN §5), tested against a table
@@ -118,17 +119,6 @@ const EXPECTED: Record<UpgradeState, Record<UpgradeInput, Expect>> = {
 const show = (s: UpgradeState, i: UpgradeInput, t: Transition | undefined): string =>
   `transition(${s}, ${i}) = ${t === undefined ? 'undefined' : `{ state: ${String(t.state)}, action: ${String(t.action)} }`}`;
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = Number(process.env.UPGRADE_STATE_SEED ?? 0x2fa708dd) >>> 0;
 const WALK_STEPS = 10_000;
