@@ -9,6 +9,7 @@ import { Header, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { reconnectDelay, type ReconnectOptions } from './backoff.js';
 import { toDivergenceError } from './errors.js';
+import { refusalReason } from './refusal.js';
 import { readSse } from './sse-reader.js';
 import {
   createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
@@ -146,7 +147,7 @@ export class InboundStream {
       await response.body?.cancel();
       return undefined;
     }
-    const reason = response.ok ? undefined : await refusalReason(response);
+    const reason = response.ok ? undefined : refusalReason(await response.text().catch(() => ''));
     if (reason !== undefined && isErrorCode(reason)) {
       // The server said exactly why it refused (replay-window-exceeded, session-not-found, …):
       // report that, not a generic "session invalid".
@@ -185,17 +186,6 @@ export class InboundStream {
 
 function isFatal(error: unknown): boolean {
   return error instanceof ContinuityError || error instanceof StreamEnded;
-}
-
-/** `error.data.reason` of a refusal body, if it has one. */
-async function refusalReason(response: Response): Promise<string | undefined> {
-  try {
-    const body = (await response.json()) as { error?: { data?: { reason?: unknown } } };
-    const reason = body.error?.data?.reason;
-    return typeof reason === 'string' ? reason : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -4,14 +4,17 @@
  * server; against one that carries proof (this project's endpoint) it verifies epoch,
  * sequence and hash chain of every event, against others it applies seed 000's posture.
  */
-import { ContinuityError, isErrorCode, type ErrorCode } from '../protocol/errors.js';
+import { ContinuityError, type ErrorCode } from '../protocol/errors.js';
 import { Header, UPGRADE_ACCEPTED } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
 import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
 import { toDivergenceError } from './errors.js';
 import { InboundStream, StreamEnded, type InboundHost } from './inbound-stream.js';
+import { OrderedDelivery } from './delivery.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
+import { StreamPositions } from './positions.js';
+import { refusalError } from './refusal.js';
 import { isUpgradeOffer, openSocket, type SocketChannel } from './websocket.js';
 import type { StreamCheckpoint } from './verifier.js';
 
@@ -54,7 +57,6 @@ export interface ContinuityClientOptions {
   upgrade?: { websocket: boolean; maxFrameBytes?: number };
 }
 
-const STANDALONE_KEY = 'standalone';
 
 /**
  * @example
@@ -87,22 +89,17 @@ export class ContinuityClientTransport implements InboundHost {
   readonly #streams = new Set<InboundStream>();
   /** Requests whose POST has not been answered with headers yet (key → id). */
   readonly #posting = new Map<string, RequestId>();
-  /** Last position per stream key, for the checkpoint. */
-  readonly #positions = new Map<string, StreamCheckpoint>();
+  /** Last position per stream, and its persistence. */
+  readonly #positions: StreamPositions;
   #standalone: InboundStream | undefined;
   /** The upgraded connection, once open; then every message goes over it. */
   #socket: SocketChannel | undefined;
   #upgrading: Promise<void> | undefined;
   /** Requests sent over the socket and not yet answered (key → id). */
   readonly #socketPending = new Map<string, RequestId>();
-  readonly #inbox: JsonRpcMessage[] = [];
-  #draining = false;
-  #notifiedSinceYield = false;
+  readonly #delivery = new OrderedDelivery((message) => this.onmessage?.(message));
   #abort = new AbortController();
   #recovering: Promise<void> | undefined;
-  #saveTimer: ReturnType<typeof setTimeout> | undefined;
-  #localNames = new WeakMap<InboundStream, string>();
-  #streamCounter = 0;
   #started = false;
   #closed = false;
 
@@ -113,6 +110,13 @@ export class ContinuityClientTransport implements InboundHost {
     this.trustOpaqueIds = options.trustOpaqueIds ?? false;
     this.#checkpoints = options.checkpoint ?? memoryCheckpoint();
     this.#fetch = options.fetch ?? ((u, init) => fetch(u, init));
+    this.#positions = new StreamPositions(this.#checkpoints, () => ({
+      sessionId: this.#sessionId,
+      protocolVersion: this.#protocolVersion,
+      epoch: this.#epoch,
+      initialize: this.#init && JSON.stringify(this.#init),
+      standalone: this.#standalone?.checkpoint(),
+    }), (error) => this.report(error));
   }
 
   /** The session ID, once initialized (the SDK reads it). */
@@ -153,7 +157,7 @@ export class ContinuityClientTransport implements InboundHost {
     this.#protocolVersion = checkpoint.protocolVersion;
     this.#epoch = checkpoint.epoch;
     if (checkpoint.initialize) this.#init = JSON.parse(checkpoint.initialize) as JsonRpcRequest;
-    for (const [key, position] of Object.entries(checkpoint.streams)) this.#positions.set(key, position);
+    this.#positions.restore(checkpoint);
     const standalone = checkpoint.standalone === undefined ? undefined : checkpoint.streams[checkpoint.standalone];
     this.#openStandalone(standalone);
   }
@@ -194,8 +198,7 @@ export class ContinuityClientTransport implements InboundHost {
     this.#closed = true;
     this.#socket?.close();
     this.#abort.abort();
-    if (this.#saveTimer) clearTimeout(this.#saveTimer);
-    await this.#save().catch((error: unknown) => this.report(error as Error));
+    await this.#positions.stop().catch((error: unknown) => this.report(error as Error));
     this.onclose?.();
   }
 
@@ -223,45 +226,20 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
       this.#initKey = undefined;
       if ('result' in message && typeof message.result.protocolVersion === 'string') this.#protocolVersion = message.result.protocolVersion;
-      this.#scheduleSave(0);
+      this.#positions.schedule(0);
     }
     this.#emit(message);
   }
 
-  /**
-   * Hands messages to the SDK in order, through one queue. The SDK runs notification
-   * handlers asynchronously but settles a response at once, dropping its progress
-   * handler: a response therefore waits one macrotask after notifications delivered
-   * before it, or its own progress notifications would be lost.
-   */
   #emit(message: JsonRpcMessage): void {
-    this.#inbox.push(message);
-    if (!this.#draining) void this.#drain();
-  }
-
-  async #drain(): Promise<void> {
-    this.#draining = true;
-    try {
-      for (let m = this.#inbox.shift(); m !== undefined; m = this.#inbox.shift()) {
-        const isResponse = !('method' in m);
-        if (isResponse && this.#notifiedSinceYield) {
-          await new Promise((resolve) => setImmediate(resolve));
-          this.#notifiedSinceYield = false;
-        }
-        if (!isResponse) this.#notifiedSinceYield = true;
-        this.onmessage?.(m);
-      }
-    } finally {
-      this.#draining = false;
-    }
+    this.#delivery.push(message);
   }
 
   advanced(stream: InboundStream): void {
     const position = stream.checkpoint();
     if (!position) return;
-    const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
-    this.#positions.set(key, { ...position, stream: key, updatedAt: Date.now() });
-    this.#scheduleSave(this.#options.checkpointIntervalMs ?? 100);
+    this.#positions.record(stream, position);
+    this.#positions.schedule(this.#options.checkpointIntervalMs ?? 100);
   }
 
   report(error: Error): void {
@@ -298,7 +276,10 @@ export class ContinuityClientTransport implements InboundHost {
       await this.#recover(new ContinuityError('session-not-found'), undefined, session);
       return this.#post(message, false);
     }
-    if (!response.ok) throw await refusalError(response);
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      throw refusalError(response.status, text, () => new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`));
+    }
     const epoch = response.headers.get(Header.ReplayEpoch);
     if (!initializing && session !== undefined && epoch !== null && epoch !== this.#epoch) {
       // The session's log was reset under us: what we hold of it cannot be continued.
@@ -353,8 +334,7 @@ export class ContinuityClientTransport implements InboundHost {
       if (this.#standalone === stream) this.#standalone = undefined;
       const position = stream.kind === 'request' ? stream.checkpoint() : undefined;
       if (position) {
-        const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
-        this.#positions.set(key, { ...position, stream: key, complete: true, updatedAt: Date.now() });
+        this.#positions.record(stream, position, true);
       }
     }
   }
@@ -391,7 +371,7 @@ export class ContinuityClientTransport implements InboundHost {
       try {
         this.#adopt(await initializeSession(this, this.#init, this.#abort.signal));
         report.sessionId = this.#sessionId;
-        await this.#save();
+        await this.#positions.save();
         this.#openStandalone(undefined);
       } catch (e) {
         report.reinitializeError = e instanceof Error ? e : new Error(String(e));
@@ -464,50 +444,7 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#sessionId === undefined || this.#standalone || this.#closed || this.#options.standaloneStream === false) return;
     const stream = new InboundStream(this, 'standalone', this.#abort.signal, position);
     this.#standalone = stream;
-    this.#localNames.set(stream, STANDALONE_KEY);
+    this.#positions.markStandalone(stream);
     void this.#run(stream, undefined);
   }
-
-  #localName(stream: InboundStream): string {
-    let name = this.#localNames.get(stream);
-    if (name === undefined) this.#localNames.set(stream, (name = `request-${++this.#streamCounter}`));
-    return name;
-  }
-
-  #scheduleSave(delayMs: number): void {
-    if (this.#saveTimer || this.#closed) return;
-    this.#saveTimer = setTimeout(() => {
-      this.#saveTimer = undefined;
-      void this.#save().catch((error: unknown) => this.report(error as Error));
-    }, delayMs);
-    this.#saveTimer.unref?.();
-  }
-
-  async #save(): Promise<void> {
-    if (this.#sessionId === undefined || this.#protocolVersion === undefined) return;
-    const standalone = this.#standalone?.checkpoint();
-    const checkpoint: SessionCheckpoint = {
-      sessionId: this.#sessionId,
-      protocolVersion: this.#protocolVersion,
-      epoch: this.#epoch,
-      streams: Object.fromEntries(this.#positions),
-      updatedAt: Date.now(),
-    };
-    if (this.#init) checkpoint.initialize = JSON.stringify(this.#init);
-    if (standalone) checkpoint.standalone = standalone.scheme === 'chained' ? standalone.stream : STANDALONE_KEY;
-    await this.#checkpoints.save(checkpoint);
-  }
-}
-
-/** A typed error for a refused POST: the server's `error.data.reason` when it is one of ours. */
-async function refusalError(response: Response): Promise<Error> {
-  const text = await response.text().catch(() => '');
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string; data?: { reason?: unknown } } };
-    const reason = body.error?.data?.reason;
-    if (isErrorCode(reason)) return new ContinuityError(reason, body.error?.message);
-  } catch {
-    // not JSON: fall through
-  }
-  return new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
 }

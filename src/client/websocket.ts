@@ -5,7 +5,8 @@
  * the server's reason; any close after opening means the session is over (superseded).
  */
 import WebSocket from 'ws';
-import { ContinuityError, isErrorCode } from '../protocol/errors.js';
+import { ContinuityError } from '../protocol/errors.js';
+import { refusalError } from './refusal.js';
 import { UPGRADE_TOKEN_HEADER, WS_SUBPROTOCOL } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 
@@ -55,7 +56,8 @@ export function openSocket(url: URL, headers: Headers, offer: UpgradeOffer, hand
         if (body.length < 4096) body += chunk;
       });
       res.on('end', () => {
-        reject(refusal(res.statusCode ?? 0, body));
+        const status = res.statusCode ?? 0;
+        reject(refusalError(status, body, () => new ContinuityError('session-superseded', `WebSocket upgrade refused: HTTP ${status}`, { status })));
         ws.terminate();
       });
     });
@@ -85,14 +87,4 @@ export function openSocket(url: URL, headers: Headers, offer: UpgradeOffer, hand
       if (!open) reject(new ContinuityError('session-superseded', `WebSocket closed before it opened (${code})`));
     });
   });
-}
-
-function refusal(status: number, body: string): ContinuityError {
-  try {
-    const reason = (JSON.parse(body) as { error?: { data?: { reason?: unknown } } }).error?.data?.reason;
-    if (isErrorCode(reason)) return new ContinuityError(reason, undefined, { status });
-  } catch {
-    // not JSON
-  }
-  return new ContinuityError('session-superseded', `WebSocket upgrade refused: HTTP ${status}`, { status });
 }

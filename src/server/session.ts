@@ -7,19 +7,20 @@
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { UPGRADE_ACCEPTED, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
-import { classify, errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../store/types.js';
 import { byteLength } from '../store/rules.js';
 import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
-import { planRehydration, SOCKET_STREAM, STANDALONE_STREAM } from './rehydrate.js';
+import { planRehydration, STANDALONE_STREAM } from './rehydrate.js';
 import { replayStored } from './replay.js';
 import { checkCursor, checkPosition } from './resume.js';
 import { SessionTransport, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
-import { SocketSink, type SocketPort } from './event-sink.js';
+import type { SocketPort } from './event-sink.js';
+import { SessionSocket } from './session-socket.js';
 import { SseSink } from './sse-sink.js';
-import { transition, type UpgradeAction, type UpgradeInput, type UpgradeState } from './upgrade-state.js';
+import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
 
 /** What every session shares with its endpoint. */
 export interface SessionDeps {
@@ -63,11 +64,7 @@ export class Session implements StreamHost, TransportOwner {
   readonly #swallow = new Map<string, () => void>();
   #terminated = false;
   #persistedActiveAt: number;
-  #upgrade: UpgradeState = 'sse-active';
-  #upgradeToken: string | undefined;
-  #upgradeExpiresAt = 0;
-  #upgradeTimer: ReturnType<typeof setTimeout> | undefined;
-  #socketStream: OutboundStream | undefined;
+  readonly #socket = new SessionSocket();
 
   constructor(record: SessionRecord, deps: SessionDeps) {
     this.record = record;
@@ -232,8 +229,7 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   #detachAll(): void {
-    if (this.#upgradeTimer) clearTimeout(this.#upgradeTimer);
-    this.#socketStream?.detach();
+    this.#socket.stop();
     this.#standalone?.detach();
     for (const s of this.#streams.values()) s.detach();
   }
@@ -272,20 +268,19 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   get upgradeState(): UpgradeState {
-    return this.#upgrade;
+    return this.#socket.state;
   }
 
   /** An upgrade is offered only to a quiet session: no request is answered on an SSE stream. */
   get canOfferUpgrade(): boolean {
-    return this.#upgrade === 'sse-active' && this.#streams.size === 0 && this.#byRequest.size === 0 && this.#jsonWaiters.size === 0;
+    return this.#socket.state === 'sse-active' && this.#streams.size === 0 && this.#byRequest.size === 0 && this.#jsonWaiters.size === 0;
   }
 
   /** Feeds the upgrade state machine; a `supersede` action ends the session. */
   async upgradeInput(input: UpgradeInput): Promise<UpgradeAction> {
-    const t = transition(this.#upgrade, input);
-    this.#upgrade = t.state;
-    if (t.action === 'supersede') await this.terminate();
-    return t.action;
+    const { action } = this.#socket.apply(input);
+    if (action === 'supersede') await this.terminate();
+    return action;
   }
 
   /**
@@ -295,23 +290,17 @@ export class Session implements StreamHost, TransportOwner {
    */
   async offerUpgrade(expiresInMs: number): Promise<Response> {
     this.touch();
-    this.#upgradeToken = randomToken(24);
-    this.#upgradeExpiresAt = this.now() + expiresInMs;
-    this.#socketStream = await OutboundStream.open(this, SOCKET_STREAM, { kind: 'standalone', requestIds: [] });
+    const token = await this.#socket.offer(this, expiresInMs, () => void this.upgradeInput('timeout').catch(this.#report));
     const sink = this.#newSink();
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
-    const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token: this.#upgradeToken, subprotocol: WS_SUBPROTOCOL, expiresInMs } };
+    const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token, subprotocol: WS_SUBPROTOCOL, expiresInMs } };
     await this.#standalone.append(JSON.stringify(offer));
-    this.#upgradeTimer = setTimeout(() => void this.upgradeInput('timeout').catch(this.#report), expiresInMs);
-    this.#upgradeTimer.unref?.();
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 
   /** Which handshake input a presented token is. */
   handshakeInput(token: string | null): UpgradeInput {
-    if (this.#upgradeToken === undefined || token === null || !timingSafeEqualText(token, this.#upgradeToken)) return 'bad-token';
-    if (this.now() > this.#upgradeExpiresAt) return 'expired-token';
-    return 'handshake';
+    return this.#socket.handshakeInput(token, this.now());
   }
 
   /**
@@ -319,26 +308,17 @@ export class Session implements StreamHost, TransportOwner {
    * on the socket, starting with whatever was logged while the upgrade was pending.
    */
   adoptSocket(port: SocketPort): void {
-    if (this.#upgradeTimer) clearTimeout(this.#upgradeTimer);
     this.#standalone.detach();
-    const stream = this.#socketStream as OutboundStream;
-    void stream.attach(new SocketSink(port, this.#deps.limits.maxBufferedBytes), 0);
-    port.onMessage((text) => this.#onSocketMessage(text));
-    port.onClose(() => void this.upgradeInput('ws-closed').catch(this.#report));
-  }
-
-  #onSocketMessage(text: string): void {
-    this.touch();
-    let message: JsonRpcMessage;
-    try {
-      message = JSON.parse(text) as JsonRpcMessage;
-      classify(message);
-    } catch (error) {
-      const refusal = error instanceof ContinuityError ? error : new ContinuityError('parse-error');
-      void this.#socketStream?.append(JSON.stringify(errorResponse(null, refusal))).catch(this.#report);
-      return;
-    }
-    this.transport.receive(message, { requestInfo: { headers: {} } });
+    this.#socket.adopt(
+      port,
+      this.#deps.limits.maxBufferedBytes,
+      (message) => {
+        this.touch();
+        this.transport.receive(message, { requestInfo: { headers: {} } });
+      },
+      () => void this.upgradeInput('ws-closed').catch(this.#report),
+      this.#report,
+    );
   }
 
   touch(): void {
@@ -355,12 +335,13 @@ export class Session implements StreamHost, TransportOwner {
   // TransportOwner: everything the SDK server sends comes through here.
   async deliver(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void> {
     if (this.#terminated) throw new ContinuityError('session-not-found');
-    if (this.#socketStream) {
+    const socketStream = this.#socket.stream;
+    if (socketStream) {
       // Since the upgrade offer everything goes to the socket's stream, and only there:
       // nothing is ever delivered on both transports.
       const payload = JSON.stringify(message);
       if (byteLength(payload) > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
-      return this.#socketStream.append(payload);
+      return socketStream.append(payload);
     }
     if (isResponse(message) && message.id !== null && message.id !== undefined) {
       const key = idKey(message.id);
@@ -480,12 +461,4 @@ export class Session implements StreamHost, TransportOwner {
       closeStandaloneSSEStream: () => this.#standalone.closeReader(this.#retry),
     };
   }
-}
-
-/** Compares two tokens in time independent of where they differ. */
-function timingSafeEqualText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

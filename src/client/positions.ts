@@ -1,0 +1,93 @@
+/**
+ * The client's record of where each stream stands, and its throttled persistence to the
+ * checkpoint store: often enough that a restarted client loses little, never per event.
+ */
+import type { CheckpointStore, SessionCheckpoint } from './checkpoint.js';
+import type { StreamCheckpoint } from './verdicts.js';
+
+/** Key of the standalone stream for ID schemes that do not name streams. */
+const STANDALONE_KEY = 'standalone';
+
+/** What the positions need to know about the session when they are saved. */
+export interface SessionSnapshot {
+  sessionId: string | undefined;
+  protocolVersion: string | undefined;
+  epoch: string | null;
+  initialize: string | undefined;
+  standalone: StreamCheckpoint | undefined;
+}
+
+export class StreamPositions {
+  readonly #positions = new Map<string, StreamCheckpoint>();
+  readonly #localNames = new WeakMap<object, string>();
+  readonly #store: CheckpointStore;
+  readonly #snapshot: () => SessionSnapshot;
+  readonly #report: (error: Error) => void;
+  #counter = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
+
+  constructor(store: CheckpointStore, snapshot: () => SessionSnapshot, report: (error: Error) => void) {
+    this.#store = store;
+    this.#snapshot = snapshot;
+    this.#report = report;
+  }
+
+  /** Positions loaded from a checkpoint. */
+  restore(checkpoint: SessionCheckpoint): void {
+    for (const [key, position] of Object.entries(checkpoint.streams)) this.#positions.set(key, position);
+  }
+
+  /** Names `stream` as the standalone stream (for schemes without stream names). */
+  markStandalone(stream: object): void {
+    this.#localNames.set(stream, STANDALONE_KEY);
+  }
+
+  /** Records a stream's position (`complete` when it ended normally). */
+  record(stream: object, position: StreamCheckpoint, complete = false): void {
+    const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
+    this.#positions.set(key, { ...position, stream: key, updatedAt: Date.now(), ...(complete ? { complete } : {}) });
+  }
+
+  clear(): void {
+    this.#positions.clear();
+  }
+
+  /** Saves within `delayMs`, coalescing requests made meanwhile. */
+  schedule(delayMs: number): void {
+    if (this.#timer || this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.save().catch((error: unknown) => this.#report(error as Error));
+    }, delayMs);
+    this.#timer.unref?.();
+  }
+
+  /** Saves now, and no more after this (the transport closed). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.save();
+  }
+
+  async save(): Promise<void> {
+    const s = this.#snapshot();
+    if (s.sessionId === undefined || s.protocolVersion === undefined) return;
+    const checkpoint: SessionCheckpoint = {
+      sessionId: s.sessionId,
+      protocolVersion: s.protocolVersion,
+      epoch: s.epoch,
+      streams: Object.fromEntries(this.#positions),
+      updatedAt: Date.now(),
+    };
+    if (s.initialize !== undefined) checkpoint.initialize = s.initialize;
+    if (s.standalone) checkpoint.standalone = s.standalone.scheme === 'chained' ? s.standalone.stream : STANDALONE_KEY;
+    await this.#store.save(checkpoint);
+  }
+
+  #localName(stream: object): string {
+    let name = this.#localNames.get(stream);
+    if (name === undefined) this.#localNames.set(stream, (name = `request-${++this.#counter}`));
+    return name;
+  }
+}
