@@ -263,7 +263,10 @@ export class ContinuityClientTransport implements InboundHost {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
       if (key !== undefined && !this.#posting.has(key)) return;
-      throw error;
+      if (this.#closed) throw error;
+      // The connection failed before any answer: whether the server ran it is unknown,
+      // so it is not sent again; the caller gets a typed error to decide.
+      throw new ContinuityError('stream-lost', `The request's connection failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
     } finally {
       if (key !== undefined) this.#posting.delete(key);
     }

@@ -37,16 +37,19 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     res.end();
     return;
   }
-  // Streaming responses must reach the client now, not when the first chunk is big enough.
-  res.flushHeaders();
   const reader = response.body.getReader();
+  // Headers and a first chunk that is already there (a priming event) leave in one write;
+  // a stream with nothing to say yet gets its headers at once, not with its first event.
+  const first = reader.read();
+  const ready = await Promise.race([first, new Promise<null>((resolve) => setImmediate(() => resolve(null)))]);
+  if (ready === null) res.flushHeaders();
   const onClose = (): void => {
     void reader.cancel().catch(() => {});
   };
   res.once('close', onClose);
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
+    for (let next = first; ; next = reader.read()) {
+      const { done, value } = await next;
       if (done) break;
       if (!res.write(value)) await drained(res);
       if (res.destroyed) break;

@@ -162,7 +162,10 @@ export class Session implements StreamHost, TransportOwner {
     for (const k of keys) this.#byRequest.set(k, stream);
     const sink = this.#newSink();
     void stream.attach(sink, 0);
-    if (this.#polling && this.#initializeKey !== keys[0]) void stream.append('', this.#deps.retryMs).catch(this.#report);
+    // The priming event is in the log and in the body before the response is returned, so
+    // the adapter sends it with the headers: no window in which a client holds a stream
+    // without a position to resume from.
+    if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', this.#deps.retryMs);
     const perRequest: MessageExtra = { ...extra, closeSSEStream: () => stream.closeReader(this.#retry) };
     for (const m of messages) this.transport.receive(m, perRequest);
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
@@ -173,7 +176,7 @@ export class Session implements StreamHost, TransportOwner {
     this.touch();
     const sink = this.#newSink();
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
-    if (this.#polling) void this.#standalone.append('', this.#deps.retryMs).catch(this.#report);
+    if (this.#polling) await this.#standalone.append('', this.#deps.retryMs);
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 
