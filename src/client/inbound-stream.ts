@@ -27,6 +27,8 @@ export interface InboundHost {
   readonly epoch: string | null;
   /** Ask for the WebSocket upgrade offer on a fresh standalone stream. */
   readonly upgradeRequested: boolean;
+  /** The standalone stream's GET was answered (or failed: `response` undefined). */
+  standaloneAnswered(response: Response | undefined): void;
   /** A verified message, in order, exactly once. */
   deliver(message: JsonRpcMessage, stream: InboundStream): void;
   /** The stream's position advanced (for the checkpoint). */
@@ -134,10 +136,12 @@ export class InboundStream {
     try {
       response = await host.fetch(host.url, { method: 'GET', headers: host.headers(extra), signal: this.#signal });
     } catch (error) {
+      if (this.kind === 'standalone') host.standaloneAnswered(undefined);
       if (this.#signal.aborted) throw new StreamEnded('closed', 'Transport closed');
       host.report(error instanceof Error ? error : new Error(String(error)));
       return undefined;
     }
+    if (this.kind === 'standalone') host.standaloneAnswered(response);
     if (this.kind === 'standalone' && response.status === 405) {
       await response.body?.cancel();
       throw new StreamEnded('no-get-stream', 'The server offers no GET stream');

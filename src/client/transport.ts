@@ -5,7 +5,7 @@
  * sequence and hash chain of every event, against others it applies seed 000's posture.
  */
 import { ContinuityError, type ErrorCode } from '../protocol/errors.js';
-import { Header, UPGRADE_ACCEPTED } from '../protocol/headers.js';
+import { Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
 import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
@@ -95,6 +95,11 @@ export class ContinuityClientTransport implements InboundHost {
   /** The upgraded connection, once open; then every message goes over it. */
   #socket: SocketChannel | undefined;
   #upgrading: Promise<void> | undefined;
+  /**
+   * While a GET that asked for the upgrade is unanswered, sends wait: a request racing the
+   * switch would be refused (409 upgrade-pending) or make the session ineligible.
+   */
+  #gate: { promise: Promise<void>; open: () => void } | undefined;
   /** Requests sent over the socket and not yet answered (key → id). */
   readonly #socketPending = new Map<string, RequestId>();
   readonly #delivery = new OrderedDelivery((message) => this.onmessage?.(message));
@@ -164,9 +169,13 @@ export class ContinuityClientTransport implements InboundHost {
 
   async send(message: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.#closed) throw new Error('Transport closed');
-    if (this.#recovering) await this.#recovering;
-    if (this.#upgrading) await this.#upgrading;
-    if (this.#recovering) await this.#recovering;
+    // Wait until the session is settled: a recovery may open a new upgrade gate, and an
+    // upgrade may fail into a recovery.
+    for (;;) {
+      const wait = this.#recovering ?? this.#gate?.promise ?? this.#upgrading;
+      if (!wait) break;
+      await wait;
+    }
     if (this.#socket) {
       if ('method' in message && 'id' in message) this.#socketPending.set(JSON.stringify(message.id), message.id as RequestId);
       this.#socket.send(message);
@@ -196,6 +205,7 @@ export class ContinuityClientTransport implements InboundHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#openGate();
     this.#socket?.close();
     this.#abort.abort();
     await this.#positions.stop().catch((error: unknown) => this.report(error as Error));
@@ -214,6 +224,12 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#protocolVersion !== undefined) h.set(Header.ProtocolVersion, this.#protocolVersion);
     for (const [k, v] of Object.entries(extra)) h.set(k, v);
     return h;
+  }
+
+  standaloneAnswered(response: Response | undefined): void {
+    // An offer follows when the server says so; otherwise the stream is plain SSE.
+    if (response?.headers.get(UPGRADE_REQUEST_HEADER) === 'websocket') return;
+    this.#openGate();
   }
 
   deliver(message: JsonRpcMessage): void {
@@ -365,6 +381,7 @@ export class ContinuityClientTransport implements InboundHost {
     this.#socket = undefined;
     this.#abort.abort();
     this.#abort = new AbortController();
+    this.#openGate();
     this.#forgetSession();
     this.#recovering = (async () => {
       const report: DivergenceReport = {
@@ -406,6 +423,7 @@ export class ContinuityClientTransport implements InboundHost {
     const session = this.#sessionId;
     this.#standalone?.stop();
     this.#standalone = undefined;
+    const gate = this.#gate;
     this.#upgrading = (async () => {
       try {
         this.#socket = await openSocket(this.url, this.headers({}), params, {
@@ -423,6 +441,14 @@ export class ContinuityClientTransport implements InboundHost {
     })().finally(() => {
       this.#upgrading = undefined;
     });
+    // Sends held by the gate now wait on the upgrade itself.
+    if (gate === this.#gate) this.#openGate();
+  }
+
+  #openGate(): void {
+    const gate = this.#gate;
+    this.#gate = undefined;
+    gate?.open();
   }
 
   #adoptSession(response: Response): void {
@@ -447,6 +473,11 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#sessionId === undefined || this.#standalone || this.#closed || this.#options.standaloneStream === false) return;
     const stream = new InboundStream(this, 'standalone', this.#abort.signal, position);
     this.#standalone = stream;
+    if (this.upgradeRequested && position === undefined && !this.#gate) {
+      let open!: () => void;
+      const promise = new Promise<void>((resolve) => (open = resolve));
+      this.#gate = { promise, open };
+    }
     this.#positions.markStandalone(stream);
     void this.#run(stream, undefined);
   }

@@ -6,7 +6,7 @@
  */
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
-import { UPGRADE_ACCEPTED, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
+import { UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
 import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../store/types.js';
 import { byteLength } from '../store/rules.js';
@@ -298,7 +298,9 @@ export class Session implements StreamHost, TransportOwner {
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
     const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token, subprotocol: WS_SUBPROTOCOL, expiresInMs } };
     await this.#standalone.append(JSON.stringify(offer));
-    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+    // The header says "an offer follows" before the body does, so the client can hold its
+    // requests until the socket is open instead of racing the switch.
+    return new Response(sink.body, { status: 200, headers: { ...sseHeaders(this.sessionId, this.epoch), [UPGRADE_REQUEST_HEADER]: 'websocket' } });
   }
 
   /** Which handshake input a presented token is. */
