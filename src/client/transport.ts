@@ -161,7 +161,14 @@ export class ContinuityClientTransport implements InboundHost {
     this.#sessionId = checkpoint.sessionId;
     this.#protocolVersion = checkpoint.protocolVersion;
     this.#epoch = checkpoint.epoch;
-    if (checkpoint.initialize) this.#init = JSON.parse(checkpoint.initialize) as JsonRpcRequest;
+    if (checkpoint.initialize) {
+      try {
+        this.#init = JSON.parse(checkpoint.initialize) as JsonRpcRequest;
+      } catch {
+        // Without it a lost session cannot be re-initialized; that is reported if it happens.
+        this.report(new Error('Ignoring an unreadable initialize request in the checkpoint'));
+      }
+    }
     this.#positions.restore(checkpoint);
     const standalone = checkpoint.standalone === undefined ? undefined : checkpoint.streams[checkpoint.standalone];
     this.#openStandalone(standalone);
