@@ -5,6 +5,7 @@
  * away waits in the log. Appends are group-committed: events queued while one store write
  * is in flight go out together in the next.
  */
+import { ContinuityError } from '../protocol/errors.js';
 import { chainSeed, formatEventId, nextChain } from '../protocol/event-id.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { EventSink } from './event-sink.js';
@@ -18,15 +19,33 @@ export interface StreamHost {
   now(): number;
   /** The stream has written and closed its last event. */
   onStreamComplete(stream: OutboundStream): void;
+  /** The log refused a batch even after retries: the stream's history can no longer be proven. */
+  onStoreFailure(error: unknown): void;
 }
 
 interface Pending {
   event: LogEvent;
   /** `retry:` to send with this event when written live (priming events). */
   retry: number | undefined;
+  bytes: number;
+}
+
+/**
+ * Unpersisted payload bytes a stream accepts before `append` makes its caller wait. Below
+ * it, an append resolves at once and the next store write carries many events (group
+ * commit); above it, the producer is slowed to the store's pace. Either way nothing
+ * reaches a socket before it is in the log.
+ */
+const HIGH_WATER_BYTES = 1024 * 1024;
+interface Waiter {
+  seq: number;
+  durable: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
+
+/** Store write attempts for one batch before the session is given up (see #flush). */
+const STORE_ATTEMPTS = [0, 20, 200];
 
 export class OutboundStream {
   readonly name: string;
@@ -38,6 +57,13 @@ export class OutboundStream {
   #lastChain: string;
   #persistedSeq: number;
   #pending: Pending[] = [];
+  #pendingBytes = 0;
+  /** Callers waiting for the backlog to drain below the high-water mark, or for durability. */
+  #waiters: Waiter[] = [];
+  #broken: unknown;
+  #flushScheduled = false;
+  /** Replaced by a new stream (log reset): its remaining writes no longer matter. */
+  #retired = false;
   #flushing = false;
   #completing = false;
   #complete = false;
@@ -81,7 +107,7 @@ export class OutboundStream {
   settle(): void {
     if (this.kind === 'request' && this.#open.size === 0 && !this.#completing) {
       this.#completing = true;
-      if (!this.#flushing) void this.#flush();
+      this.#scheduleFlush();
     }
   }
 
@@ -101,17 +127,25 @@ export class OutboundStream {
     return this.#open;
   }
 
-  /** Queues `payload`; resolves once it is in the log (and written to the reader, if any). */
-  append(payload: string, retry?: number): Promise<void> {
+  /**
+   * Numbers, chains and queues `payload` for the log. Resolves at once while the backlog
+   * is small, otherwise once the log has caught up; with `durable`, only once this event
+   * is in the log. It is written to a reader only after it is in the log.
+   */
+  append(payload: string, options: { retry?: number; durable?: boolean } = {}): Promise<void> {
+    if (this.#broken !== undefined) return Promise.reject(this.#broken);
     if (this.#completing) return Promise.reject(new Error(`Stream ${this.name} is complete`));
     const seq = this.#lastSeq + 1;
     const chain = nextChain(this.#lastChain, payload);
     this.#lastSeq = seq;
     this.#lastChain = chain;
-    return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ event: { seq, chain, payload, at: this.#host.now() }, retry, resolve, reject });
-      if (!this.#flushing) void this.#flush();
-    });
+    const bytes = payload.length;
+    this.#pending.push({ event: { seq, chain, payload, at: this.#host.now() }, retry: options.retry, bytes });
+    this.#pendingBytes += bytes;
+    this.#scheduleFlush();
+    if (!options.durable && this.#pendingBytes <= HIGH_WATER_BYTES) return Promise.resolve();
+    const durable = options.durable === true;
+    return new Promise<void>((resolve, reject) => this.#waiters.push({ seq, durable, resolve, reject }));
   }
 
   /** A response for `key` was appended: once none is owed, the stream completes. */
@@ -158,42 +192,95 @@ export class OutboundStream {
     sink.close();
   }
 
+  /** This stream's log was dropped (a log reset): stop writing it, quietly. */
+  retire(): void {
+    this.#retired = true;
+    this.#pending = [];
+    this.#broken = new ContinuityError('replay-epoch-mismatch', 'The stream was retired by a log reset');
+    for (const w of this.#waiters.splice(0)) w.resolve();
+    this.detach();
+  }
+
   /** Ends the attached response and forgets it (session terminated). */
   detach(): void {
     this.#sink?.close();
     this.#sink = undefined;
   }
 
+  /**
+   * Flushes on the next turn of the event loop, not the next microtask: a producer that
+   * awaits each send (the SDK does) queues many events in between, and they go to the
+   * store, and to the socket, together.
+   */
+  #scheduleFlush(): void {
+    if (this.#flushing || this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      if (!this.#flushing) void this.#flush();
+    });
+  }
+
   async #flush(): Promise<void> {
     this.#flushing = true;
-    const { log, sessionId } = this.#host;
     try {
       while (this.#pending.length > 0) {
         const batch = this.#pending;
         this.#pending = [];
         try {
-          await log.append(sessionId, this.name, batch.map((p) => p.event));
+          await this.#store(batch);
         } catch (error) {
-          // Nothing of this batch is in the log, and later queued events chain off it:
-          // fail them all and restart numbering from what the log holds.
-          const failed = [...batch, ...this.#pending];
+          if (this.#retired) return;
+          // Events callers were told were accepted are not in the log, and numbering
+          // cannot go on around them without a silent gap: the stream is broken, and the
+          // session with it (its clients get 404 and re-initialize: loud, not lossy).
+          this.#broken = new ContinuityError('store-unavailable', undefined, undefined, { cause: error });
           this.#pending = [];
-          this.#lastSeq = this.#persistedSeq;
-          const last = await log.head(sessionId, this.name).catch(() => undefined);
-          if (last) this.#lastChain = last.lastChain;
-          for (const p of failed) p.reject(error);
-          continue;
+          for (const w of this.#waiters.splice(0)) w.reject(this.#broken);
+          this.#host.onStoreFailure(error);
+          return;
         }
         const last = batch[batch.length - 1] as Pending;
         this.#persistedSeq = last.event.seq;
+        for (const p of batch) this.#pendingBytes -= p.bytes;
         const sink = this.#sink;
         if (sink && !this.#catchingUp && !sink.ended) this.#writeToSink(sink, batch);
-        for (const p of batch) p.resolve();
+        this.#releaseWaiters();
       }
       if (this.#completing && !this.#complete) await this.#finish();
     } finally {
       this.#flushing = false;
     }
+  }
+
+  /** Writes one batch, retrying briefly: a busy store is not yet a failed one. */
+  async #store(batch: Pending[]): Promise<void> {
+    const { log, sessionId } = this.#host;
+    const events = batch.map((p) => p.event);
+    let failure: unknown;
+    for (const delay of STORE_ATTEMPTS) {
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      try {
+        await log.append(sessionId, this.name, events);
+        return;
+      } catch (error) {
+        // A conflict will not heal by waiting: the log holds another history.
+        if (error instanceof ContinuityError && error.code === 'store-conflict') throw error;
+        failure = error;
+      }
+    }
+    throw failure;
+  }
+
+  #releaseWaiters(): void {
+    if (this.#waiters.length === 0) return;
+    const drained = this.#pendingBytes <= HIGH_WATER_BYTES;
+    const keep: Waiter[] = [];
+    for (const w of this.#waiters) {
+      if (w.seq <= this.#persistedSeq || (drained && !w.durable)) w.resolve();
+      else keep.push(w);
+    }
+    this.#waiters = keep;
   }
 
   async #finish(): Promise<void> {

@@ -165,7 +165,7 @@ export class Session implements StreamHost, TransportOwner {
     // The priming event is in the log and in the body before the response is returned, so
     // the adapter sends it with the headers: no window in which a client holds a stream
     // without a position to resume from.
-    if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', this.#deps.retryMs);
+    if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', { retry: this.#deps.retryMs, durable: true });
     const perRequest: MessageExtra = { ...extra, closeSSEStream: () => stream.closeReader(this.#retry) };
     for (const m of messages) this.transport.receive(m, perRequest);
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
@@ -176,7 +176,7 @@ export class Session implements StreamHost, TransportOwner {
     this.touch();
     const sink = this.#newSink();
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
-    if (this.#polling) await this.#standalone.append('', this.#deps.retryMs);
+    if (this.#polling) await this.#standalone.append('', { retry: this.#deps.retryMs, durable: true });
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 
@@ -252,7 +252,8 @@ export class Session implements StreamHost, TransportOwner {
    */
   async resetLog(): Promise<void> {
     if (this.#terminated) throw new ContinuityError('session-not-found');
-    this.#detachAll();
+    this.#standalone.retire();
+    for (const s of this.#streams.values()) s.retire();
     const { store } = this.#deps;
     await store.log.dropSession(this.sessionId);
     this.record.pastEpochs = [...this.record.pastEpochs, this.record.epoch].slice(-MAX_PAST_EPOCHS);
@@ -297,7 +298,7 @@ export class Session implements StreamHost, TransportOwner {
     const sink = this.#newSink();
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
     const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token, subprotocol: WS_SUBPROTOCOL, expiresInMs } };
-    await this.#standalone.append(JSON.stringify(offer));
+    await this.#standalone.append(JSON.stringify(offer), { durable: true });
     // The header says "an offer follows" before the body does, so the client can hold its
     // requests until the socket is open instead of racing the switch.
     return new Response(sink.body, { status: 200, headers: { ...sseHeaders(this.sessionId, this.epoch), [UPGRADE_REQUEST_HEADER]: 'websocket' } });
@@ -382,6 +383,13 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   transportClosed(): void {
+    void this.terminate().catch(this.#report);
+  }
+
+  onStoreFailure(error: unknown): void {
+    this.#report(error);
+    // Terminate: the next request gets 404 and its client re-initializes. The store is
+    // failing, so its own cleanup may fail too; that is reported, not retried.
     void this.terminate().catch(this.#report);
   }
 
