@@ -77,6 +77,59 @@ test('a restarted client resumes its session and standalone stream from the chec
   }
 });
 
+test('a separate client process, killed and started again, resumes from its checkpoint file', async () => {
+  const { spawn } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new URL('../helpers/child-client.ts', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-client-process-'));
+  const path = join(dir, 'client.ckpt');
+  const f = await startFixture({ server: () => createStreamServer(), keepAliveMs: 0, retryMs: 20 });
+  const run = (expect: number, onLine?: (line: string) => void): Promise<string[]> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, f.url.href, path, String(expect)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const lines: string[] = [];
+      let buffered = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+          const line = buffered.slice(0, i);
+          buffered = buffered.slice(i + 1);
+          lines.push(line);
+          onLine?.(line);
+        }
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve(lines);
+        else reject(new Error(`child client exited ${code}: ${lines.join(' | ')}`));
+      });
+    });
+  try {
+    // First process: connect, then the server broadcasts 3 on its session; it exits after them.
+    let sessionId = '';
+    const first = await run(3, (line) => {
+      if (line.startsWith('connected ')) {
+        sessionId = line.slice('connected '.length);
+        const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+        void send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 3, intervalMs: 20 } }), headers });
+      }
+    });
+    assert.deepEqual(first.filter((l) => l.startsWith('seq')).map((l) => l.split(' ')[1]), ['1', '2', '3'], 'first process got 1..3');
+    // While no client process runs, three more are sent on the same session.
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    assert.equal((await send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 3 } }), headers })).status, 200, 'session alive');
+    // Second process, same checkpoint file: the same session, and exactly the missed three.
+    const second = await run(3);
+    assert.equal(second[0], `connected ${sessionId}`, 'resumed the same session without initialize');
+    assert.deepEqual(second.filter((l) => l.startsWith('seq')), ['1', '2', '3'].map((n) => `seq ${n} session ${sessionId}`), 'the missed three, once each');
+    assert.ok(!second.some((l) => l.startsWith('divergence')), 'no divergence');
+  } finally {
+    await f.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the official SDK v2 Client on our transport: tools, progress', async () => {
   const f = await startFixture();
   const transport = new ContinuityClientTransport(f.url);
