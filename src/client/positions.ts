@@ -5,6 +5,9 @@
 import type { CheckpointStore, SessionCheckpoint } from './checkpoint.js';
 import type { StreamCheckpoint } from './verdicts.js';
 
+/** Positions kept in memory; the checkpoint store bounds what it writes on its own. */
+const MAX_POSITIONS = 256;
+
 /** Key of the standalone stream for ID schemes that do not name streams. */
 const STANDALONE_KEY = 'standalone';
 
@@ -20,6 +23,9 @@ export interface SessionSnapshot {
 export class StreamPositions {
   readonly #positions = new Map<string, StreamCheckpoint>();
   readonly #localNames = new WeakMap<object, string>();
+  readonly #standalones = new WeakSet<object>();
+  /** Key under which the current standalone stream's position is kept. */
+  #standaloneKey: string | undefined;
   readonly #store: CheckpointStore;
   readonly #snapshot: () => SessionSnapshot;
   readonly #report: (error: Error) => void;
@@ -41,12 +47,27 @@ export class StreamPositions {
   /** Names `stream` as the standalone stream (for schemes without stream names). */
   markStandalone(stream: object): void {
     this.#localNames.set(stream, STANDALONE_KEY);
+    this.#standalones.add(stream);
   }
 
   /** Records a stream's position (`complete` when it ended normally). */
   record(stream: object, position: StreamCheckpoint, complete = false): void {
     const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
+    if (this.#standalones.has(stream)) this.#standaloneKey = key;
     this.#positions.set(key, { ...position, stream: key, updatedAt: Date.now(), ...(complete ? { complete } : {}) });
+    if (this.#positions.size > MAX_POSITIONS) this.#trim();
+  }
+
+  /** Every request adds a stream: forget completed ones first, then the oldest. */
+  #trim(): void {
+    for (const [key, p] of this.#positions) {
+      if (this.#positions.size <= MAX_POSITIONS) return;
+      if (p.complete) this.#positions.delete(key);
+    }
+    for (const key of this.#positions.keys()) {
+      if (this.#positions.size <= MAX_POSITIONS) return;
+      if (key !== this.#standaloneKey) this.#positions.delete(key);
+    }
   }
 
   clear(): void {
