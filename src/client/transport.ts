@@ -88,7 +88,7 @@ export class ContinuityClientTransport implements InboundHost {
   readonly #fetch: (url: URL, init: RequestInit) => Promise<Response>;
   readonly #streams = new Set<InboundStream>();
   /** Requests whose POST has not been answered with headers yet (key → id). */
-  readonly #posting = new Map<string, RequestId>();
+  readonly #posting = new Map<string, Posting>();
   /** Last position per stream, and its persistence. */
   readonly #positions: StreamPositions;
   #standalone: InboundStream | undefined;
@@ -104,6 +104,8 @@ export class ContinuityClientTransport implements InboundHost {
   readonly #socketPending = new Map<string, RequestId>();
   readonly #delivery = new OrderedDelivery((message) => this.onmessage?.(message));
   #abort = new AbortController();
+  /** Aborted only when the transport closes. */
+  readonly #closing = new AbortController();
   #recovering: Promise<void> | undefined;
   #started = false;
   #closed = false;
@@ -212,6 +214,7 @@ export class ContinuityClientTransport implements InboundHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort();
     this.#openGate();
     this.#socket?.close();
     this.#abort.abort();
@@ -273,25 +276,40 @@ export class ContinuityClientTransport implements InboundHost {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
     const key = 'method' in message && 'id' in message ? JSON.stringify(message.id) : undefined;
-    if (key !== undefined && 'id' in message) this.#posting.set(key, message.id as RequestId);
+    let posting: Posting | undefined;
+    if (key !== undefined && 'id' in message) this.#posting.set(key, (posting = newPosting(message.id as RequestId)));
     let response: Response;
+    let failedByRecovery = false;
     try {
       response = await this.#fetch(this.url, {
         method: 'POST',
         headers: this.headers({ [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' }),
         body: JSON.stringify(message),
-        signal: this.#abort.signal,
+        // Not the session's signal: a POST outlives a recovery that finds the session gone,
+        // so that its own 404 can tell it ran nowhere and it may be sent again.
+        signal: this.#closing.signal,
       });
     } catch (error) {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
-      if (key !== undefined && !this.#posting.has(key)) return;
+      if (key !== undefined && this.#posting.get(key) !== posting) return;
       if (this.#closed) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
       throw new ContinuityError('stream-lost', `The request's connection failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
     } finally {
-      if (key !== undefined) this.#posting.delete(key);
+      posting?.answered();
+      if (key !== undefined) {
+        if (this.#posting.get(key) === posting) this.#posting.delete(key);
+        else failedByRecovery = true;
+      }
+    }
+    if (failedByRecovery) {
+      // A recovery already answered this request with its typed error while the headers
+      // were on their way: whatever the old session says now, the SDK has its answer, and
+      // a request failed that way is never sent again.
+      await response.body?.cancel().catch(() => {});
+      return;
     }
     if (initializing && response.ok) this.#adoptSession(response);
     if (response.status === 404 && session !== undefined && !initializing) {
@@ -377,10 +395,24 @@ export class ContinuityClientTransport implements InboundHost {
     const detectMs = stream?.reconnectStartedAt === undefined ? 0 : detectedAt - stream.reconnectStartedAt;
     let failed = 0;
     for (const s of this.#streams) failed += this.#fail(s, error);
-    // Requests still waiting for their POST's headers went to the old session too.
-    for (const id of this.#posting.values()) this.#emit({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
-    failed += this.#posting.size;
-    this.#posting.clear();
+    // Requests still waiting for their POST's headers went to the old session too. If that
+    // session is gone, their own 404 will say they ran nowhere, and they are sent again on
+    // the new one; otherwise they may have run there, so they fail with the typed error.
+    const inFlight = [...this.#posting.entries()];
+    const failInFlight = (): number => {
+      let n = 0;
+      for (const [key, p] of inFlight) {
+        if (this.#posting.get(key) !== p) continue; // answered meanwhile
+        this.#posting.delete(key);
+        this.#emit({ jsonrpc: '2.0', id: p.id, error: error.toJsonRpcError() });
+        n++;
+      }
+      return n;
+    };
+    // Give them a moment to hear their own answer; whatever has none by then fails.
+    const inFlightSettled = sessionGone(error)
+      ? Promise.race([Promise.all(inFlight.map(([, p]) => p.settled)), delay(POST_GRACE_MS)]).then(failInFlight)
+      : Promise.resolve(failInFlight());
     for (const id of this.#socketPending.values()) this.#emit({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
     failed += this.#socketPending.size;
     this.#socketPending.clear();
@@ -405,6 +437,7 @@ export class ContinuityClientTransport implements InboundHost {
         this.report(report.reinitializeError);
       }
       report.reinitializeMs = Date.now() - started;
+      report.failedRequests += await inFlightSettled;
       this.#options.onDivergence?.(report);
     })().finally(() => {
       this.#recovering = undefined;
@@ -488,4 +521,34 @@ export class ContinuityClientTransport implements InboundHost {
     this.#positions.markStandalone(stream);
     void this.#run(stream, undefined);
   }
+}
+
+/** A request whose POST has not been answered with headers yet. */
+interface Posting {
+  id: RequestId;
+  /** Resolves once the POST's fetch returned (or failed). */
+  settled: Promise<void>;
+  answered: () => void;
+}
+
+function newPosting(id: RequestId): Posting {
+  let answered!: () => void;
+  const settled = new Promise<void>((resolve) => (answered = resolve));
+  return { id, settled, answered };
+}
+
+/**
+ * How long a recovery after a lost session waits for POSTs already on their way: a 404
+ * of their own proves they ran nowhere, and they are sent again on the new session.
+ */
+const POST_GRACE_MS = 1000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+/** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
+function sessionGone(error: ContinuityError): boolean {
+  if (error.code === 'session-not-found') return true;
+  return error.code === 'session-invalid' && error.detail?.status === 404;
 }
