@@ -20,6 +20,15 @@ export interface MessageExtra {
   closeStandaloneSSEStream?: () => void;
 }
 
+/** The extra info the SDK passes to handlers, in both its v1 (`requestInfo`) and v2 (`request`) shapes. */
+export function messageExtra(request: Request, authInfo: unknown, closeStandaloneSSEStream: () => void): MessageExtra {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  return { request, requestInfo: { headers, url: new URL(request.url) }, authInfo, closeStandaloneSSEStream };
+}
+
 export interface TransportOwner {
   deliver(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void>;
   /** The SDK side closed (e.g. `server.close()`). */

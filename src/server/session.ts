@@ -13,13 +13,14 @@ import { byteLength } from '../store/rules.js';
 import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
-import { planRehydration, STANDALONE_STREAM } from './rehydrate.js';
+import { planRehydration, STANDALONE_STREAM as STANDALONE } from './rehydrate.js';
 import { replayStored } from './replay.js';
 import { checkCursor, checkPosition } from './resume.js';
-import { SessionTransport, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
+import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
 import type { SocketPort } from './event-sink.js';
 import { SessionSocket } from './session-socket.js';
 import { SseSink } from './sse-sink.js';
+import { StreamNames } from './stream-names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
 
 /** What every session shares with its endpoint. */
@@ -33,8 +34,6 @@ export interface SessionDeps {
   onError(error: Error): void;
   onEnd(session: Session): void;
 }
-
-const STANDALONE = STANDALONE_STREAM;
 
 /** Earlier epochs remembered per session: enough to name a reset, bounded. */
 const MAX_PAST_EPOCHS = 8;
@@ -56,9 +55,7 @@ export class Session implements StreamHost, TransportOwner {
   readonly #byRequest = new Map<string, OutboundStream>();
   /** Request key → resolver, for requests answered as JSON. */
   readonly #jsonWaiters = new Map<string, { id: RequestId; resolve: (message: JsonRpcMessage) => void }>();
-  /** Completed stream names, oldest first, for `maxStreamsPerSession`. */
-  readonly #completed: string[] = [];
-  #nextStream = 1;
+  readonly #names: StreamNames;
   #initializeKey: string | undefined;
   /** Responses nobody waits for (the replayed initialize of a rehydration). */
   readonly #swallow = new Map<string, () => void>();
@@ -70,6 +67,7 @@ export class Session implements StreamHost, TransportOwner {
     this.record = record;
     this.#deps = deps;
     this.transport = new SessionTransport(record.id, this);
+    this.#names = new StreamNames(deps.limits.maxStreamsPerSession);
     this.#persistedActiveAt = record.lastActiveAt;
   }
 
@@ -122,8 +120,7 @@ export class Session implements StreamHost, TransportOwner {
     this.#standalone = plan.standalone
       ? OutboundStream.restore(this, STANDALONE, plan.standalone, { kind: 'standalone', requestIds: [] })
       : await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
-    this.#nextStream = plan.nextStream;
-    this.#completed.push(...plan.closed);
+    this.#names.restore(plan.nextStream, plan.closed);
     this.#server = server;
     await server.connect(this.transport as never);
     const init = JSON.parse(this.record.initialize) as JsonRpcRequest;
@@ -147,7 +144,7 @@ export class Session implements StreamHost, TransportOwner {
   async post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
     this.touch();
     const requests = messages.filter(isRequest);
-    const extra = this.#extra(request, context);
+    const extra = messageExtra(request, context.authInfo, () => this.#standalone.closeReader(this.#retry));
     if (requests.length === 0) {
       for (const m of messages) this.transport.receive(m, extra);
       return new Response(null, { status: 202 });
@@ -156,7 +153,7 @@ export class Session implements StreamHost, TransportOwner {
     this.#checkAdmission(keys);
     if (this.#deps.jsonResponse) return this.#postJson(messages, keys, extra, batch);
 
-    const stream = await OutboundStream.open(this, this.#newStreamName(), { kind: 'request', requestIds: keys });
+    const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
     if (this.#terminated) throw new ContinuityError('session-not-found');
     this.#streams.set(stream.name, stream);
     for (const k of keys) this.#byRequest.set(k, stream);
@@ -186,7 +183,7 @@ export class Session implements StreamHost, TransportOwner {
     const cursor = checkCursor(lastEventId, this.epoch, this.record.pastEpochs);
     const { log } = this;
     const head = await log.head(this.sessionId, cursor.stream);
-    if (!head && this.#wasDropped(cursor.stream)) {
+    if (!head && this.#names.wasDropped(cursor.stream)) {
       throw new ContinuityError('replay-window-exceeded', 'The stream of this cursor was dropped by retention', { stream: cursor.stream });
     }
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
@@ -259,13 +256,13 @@ export class Session implements StreamHost, TransportOwner {
     this.record.pastEpochs = [...this.record.pastEpochs, this.record.epoch].slice(-MAX_PAST_EPOCHS);
     this.record.epoch = randomToken(12);
     await store.sessions.put(this.record);
-    this.#completed.length = 0;
+    this.#names.forgetCompleted();
     this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
     const open = [...this.#streams.values()];
     this.#streams.clear();
     for (const old of open) {
       const keys = [...old.openRequests];
-      const stream = await OutboundStream.open(this, this.#newStreamName(), { kind: 'request', requestIds: keys });
+      const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
       this.#streams.set(stream.name, stream);
       for (const k of keys) this.#byRequest.set(k, stream);
     }
@@ -395,12 +392,10 @@ export class Session implements StreamHost, TransportOwner {
 
   onStreamComplete(stream: OutboundStream): void {
     this.#streams.delete(stream.name);
-    this.#completed.push(stream.name);
-    if (this.#completed.length > this.#deps.limits.maxStreamsPerSession) {
-      const oldest = this.#completed.shift() as string;
-      void this.log.dropStream(this.sessionId, oldest).catch(this.#report);
-    }
+    const drop = this.#names.completed(stream.name);
+    if (drop !== undefined) void this.log.dropStream(this.sessionId, drop).catch(this.#report);
   }
+
 
   get #polling(): boolean {
     return supportsPolling(this.record.protocolVersion as ProtocolVersion);
@@ -448,30 +443,8 @@ export class Session implements StreamHost, TransportOwner {
     return new Response(JSON.stringify(batch ? results : results[0]), { status: 200, headers });
   }
 
-  /** Request streams are numbered: a missing one below the counter existed and was dropped. */
-  #wasDropped(stream: string): boolean {
-    const n = parseInt(stream, 36);
-    return /^[0-9a-z]+$/.test(stream) && n >= 1 && n < this.#nextStream;
-  }
-
-  #newStreamName(): string {
-    return (this.#nextStream++).toString(36);
-  }
-
   #newSink(): SseSink {
     return new SseSink({ maxBufferedBytes: this.#deps.limits.maxBufferedBytes, keepAliveMs: this.#deps.keepAliveMs });
   }
 
-  #extra(request: Request, context: HandleContext): MessageExtra {
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, key) => {
-      headers[key] = value;
-    });
-    return {
-      request,
-      requestInfo: { headers, url: new URL(request.url) },
-      authInfo: context.authInfo,
-      closeStandaloneSSEStream: () => this.#standalone.closeReader(this.#retry),
-    };
-  }
 }
