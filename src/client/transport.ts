@@ -4,59 +4,23 @@
  * server; against one that carries proof (this project's endpoint) it verifies epoch,
  * sequence and hash chain of every event, against others it applies seed 000's posture.
  */
-import { ContinuityError, type ErrorCode } from '../protocol/errors.js';
+import { ContinuityError } from '../protocol/errors.js';
 import { Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
+import type { ContinuityClientOptions, DivergenceReport } from './options.js';
 import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
+
+export type { ContinuityClientOptions, DivergenceReport } from './options.js';
 import { toDivergenceError } from './errors.js';
 import { InboundStream, StreamEnded, type InboundHost } from './inbound-stream.js';
 import { OrderedDelivery } from './delivery.js';
+import { InFlightPosts } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
 import { refusalError } from './refusal.js';
-import { isUpgradeOffer, openSocket, type SocketChannel } from './websocket.js';
+import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
-
-/** What the application is told after a divergence or a lost session. */
-export interface DivergenceReport {
-  /** The case: a divergence verdict's kind, or a server refusal (`session-not-found`, …). */
-  code: ErrorCode;
-  error: ContinuityError;
-  previousSessionId: string | undefined;
-  /** The session that replaced it (undefined if re-initialization failed). */
-  sessionId: string | undefined;
-  /** In-flight requests failed with `error` (never silently re-sent). */
-  failedRequests: number;
-  /** From the start of the reconnection that found it to the verdict, ms (0 if found live). */
-  detectMs: number;
-  /** Time to re-initialize, ms. */
-  reinitializeMs: number;
-  /** Set when re-initialization itself failed. */
-  reinitializeError?: Error;
-}
-
-/** Options of {@link ContinuityClientTransport}. */
-export interface ContinuityClientOptions {
-  /** Where the session checkpoint persists (default: memory). `fileCheckpoint(path)` survives restarts. */
-  checkpoint?: CheckpointStore;
-  /** A `fetch` to use (default: the global one). */
-  fetch?: (url: URL, init: RequestInit) => Promise<Response>;
-  /** Extra headers on every request (authorization, say); a function is called per request. */
-  headers?: Record<string, string> | (() => Record<string, string>);
-  /** Accept opaque event IDs after a resume instead of re-initializing (default false: seed 000's posture). */
-  trustOpaqueIds?: boolean;
-  reconnect?: ReconnectOptions;
-  /** Open the standalone GET stream (default true). */
-  standaloneStream?: boolean;
-  /** How often the checkpoint is saved while events flow, ms (default 100). */
-  checkpointIntervalMs?: number;
-  /** Called after every divergence or session loss, once the client has re-initialized. */
-  onDivergence?: (report: DivergenceReport) => void;
-  /** The opt-in SSE→WebSocket upgrade (DESIGN §5): ask for it, and follow the offer. */
-  upgrade?: { websocket: boolean; maxFrameBytes?: number };
-}
-
 
 /**
  * @example
@@ -88,20 +52,16 @@ export class ContinuityClientTransport implements InboundHost {
   readonly #fetch: (url: URL, init: RequestInit) => Promise<Response>;
   readonly #streams = new Set<InboundStream>();
   /** Requests whose POST has not been answered with headers yet (key → id). */
-  readonly #posting = new Map<string, Posting>();
+  readonly #posting = new InFlightPosts();
   /** Last position per stream, and its persistence. */
   readonly #positions: StreamPositions;
   #standalone: InboundStream | undefined;
-  /** The upgraded connection, once open; then every message goes over it. */
-  #socket: SocketChannel | undefined;
-  #upgrading: Promise<void> | undefined;
   /**
-   * While a GET that asked for the upgrade is unanswered, sends wait: a request racing the
-   * switch would be refused (409 upgrade-pending) or make the session ineligible.
+   * The upgrade: while a GET that asked for it is unanswered, sends wait (a request racing
+   * the switch would be refused with 409 or make the session ineligible); once the socket
+   * is open, every message goes over it.
    */
-  #gate: { promise: Promise<void>; open: () => void } | undefined;
-  /** Requests sent over the socket and not yet answered (key → id). */
-  readonly #socketPending = new Map<string, RequestId>();
+  readonly #upgrade = new ClientUpgrade();
   readonly #delivery = new OrderedDelivery((message) => this.onmessage?.(message));
   #abort = new AbortController();
   /** Aborted only when the transport closes. */
@@ -138,10 +98,10 @@ export class ContinuityClientTransport implements InboundHost {
   }
   /** Is the session carried over an upgraded WebSocket? */
   get upgraded(): boolean {
-    return this.#socket !== undefined;
+    return this.#upgrade.open;
   }
   get upgradeRequested(): boolean {
-    return this.#options.upgrade?.websocket === true && this.#socket === undefined;
+    return this.#options.upgrade?.websocket === true && !this.#upgrade.open;
   }
 
   /**
@@ -181,15 +141,11 @@ export class ContinuityClientTransport implements InboundHost {
     // Wait until the session is settled: a recovery may open a new upgrade gate, and an
     // upgrade may fail into a recovery.
     for (;;) {
-      const wait = this.#recovering ?? this.#gate?.promise ?? this.#upgrading;
+      const wait = this.#recovering ?? this.#upgrade.waitFor;
       if (!wait) break;
       await wait;
     }
-    if (this.#socket) {
-      if ('method' in message && 'id' in message) this.#socketPending.set(JSON.stringify(message.id), message.id as RequestId);
-      this.#socket.send(message);
-      return;
-    }
+    if (this.#upgrade.trySend(message)) return;
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       this.#init = message;
       this.#initKey = JSON.stringify(message.id);
@@ -215,8 +171,7 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort();
-    this.#openGate();
-    this.#socket?.close();
+    this.#upgrade.close();
     this.#abort.abort();
     await this.#positions.stop().catch((error: unknown) => this.report(error as Error));
     this.onclose?.();
@@ -239,7 +194,7 @@ export class ContinuityClientTransport implements InboundHost {
   standaloneAnswered(response: Response | undefined): void {
     // An offer follows when the server says so; otherwise the stream is plain SSE.
     if (response?.headers.get(UPGRADE_REQUEST_HEADER) === 'websocket') return;
-    this.#openGate();
+    this.#upgrade.openGate();
   }
 
   deliver(message: JsonRpcMessage): void {
@@ -248,7 +203,7 @@ export class ContinuityClientTransport implements InboundHost {
       this.#followUpgrade(message.params);
       return;
     }
-    if (!('method' in message) && 'id' in message && message.id !== null && message.id !== undefined) this.#socketPending.delete(JSON.stringify(message.id));
+    this.#upgrade.answered(message);
     if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
       this.#initKey = undefined;
       if ('result' in message && typeof message.result.protocolVersion === 'string') this.#protocolVersion = message.result.protocolVersion;
@@ -275,9 +230,7 @@ export class ContinuityClientTransport implements InboundHost {
   async #post(message: JsonRpcMessage, mayRecover: boolean): Promise<void> {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
-    const key = 'method' in message && 'id' in message ? JSON.stringify(message.id) : undefined;
-    let posting: Posting | undefined;
-    if (key !== undefined && 'id' in message) this.#posting.set(key, (posting = newPosting(message.id as RequestId)));
+    const posting = this.#posting.begin(message);
     let response: Response;
     let failedByRecovery = false;
     try {
@@ -292,17 +245,13 @@ export class ContinuityClientTransport implements InboundHost {
     } catch (error) {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
-      if (key !== undefined && this.#posting.get(key) !== posting) return;
+      if (posting && !this.#posting.owns(posting)) return;
       if (this.#closed) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
       throw new ContinuityError('stream-lost', `The request's connection failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
     } finally {
-      posting?.answered();
-      if (key !== undefined) {
-        if (this.#posting.get(key) === posting) this.#posting.delete(key);
-        else failedByRecovery = true;
-      }
+      if (posting && !this.#posting.end(posting)) failedByRecovery = true;
     }
     if (failedByRecovery) {
       // A recovery already answered this request with its typed error while the headers
@@ -398,29 +347,10 @@ export class ContinuityClientTransport implements InboundHost {
     // Requests still waiting for their POST's headers went to the old session too. If that
     // session is gone, their own 404 will say they ran nowhere, and they are sent again on
     // the new one; otherwise they may have run there, so they fail with the typed error.
-    const inFlight = [...this.#posting.entries()];
-    const failInFlight = (): number => {
-      let n = 0;
-      for (const [key, p] of inFlight) {
-        if (this.#posting.get(key) !== p) continue; // answered meanwhile
-        this.#posting.delete(key);
-        this.#emit({ jsonrpc: '2.0', id: p.id, error: error.toJsonRpcError() });
-        n++;
-      }
-      return n;
-    };
-    // Give them a moment to hear their own answer; whatever has none by then fails.
-    const inFlightSettled = sessionGone(error)
-      ? Promise.race([Promise.all(inFlight.map(([, p]) => p.settled)), delay(POST_GRACE_MS)]).then(failInFlight)
-      : Promise.resolve(failInFlight());
-    for (const id of this.#socketPending.values()) this.#emit({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
-    failed += this.#socketPending.size;
-    this.#socketPending.clear();
-    this.#socket?.close();
-    this.#socket = undefined;
+    const inFlightSettled = this.#posting.failAll(error, sessionGone(error), (m) => this.#emit(m));
+    failed += this.#upgrade.fail(error, (m) => this.#emit(m));
     this.#abort.abort();
     this.#abort = new AbortController();
-    this.#openGate();
     this.#forgetSession();
     this.#recovering = (async () => {
       const report: DivergenceReport = {
@@ -453,42 +383,16 @@ export class ContinuityClientTransport implements InboundHost {
     return owed.length;
   }
 
-  /**
-   * Follows an upgrade offer: the SSE standalone stream stops (a resume of it now would
-   * supersede the session), the socket opens, and sends wait for it. A refused or failed
-   * handshake, or a socket lost later, ends the session: the client starts a new one.
-   */
+  /** Follows an upgrade offer: the SSE standalone stream stops (a resume of it now would supersede the session). */
   #followUpgrade(params: unknown): void {
-    if (!this.#options.upgrade?.websocket || !isUpgradeOffer(params) || this.#upgrading || this.#socket || this.#closed) return;
+    if (!this.#options.upgrade?.websocket || this.#closed) return;
     const session = this.#sessionId;
-    this.#standalone?.stop();
-    this.#standalone = undefined;
-    const gate = this.#gate;
-    this.#upgrading = (async () => {
-      try {
-        this.#socket = await openSocket(this.url, this.headers({}), params, {
-          onMessage: (m) => this.deliver(m),
-          onLost: (error) => {
-            this.#socket = undefined;
-            void this.#recover(error, undefined, session);
-          },
-          onError: (error) => this.report(error),
-        }, this.#options.upgrade?.maxFrameBytes ?? 4 * 1024 * 1024);
-      } catch (error) {
-        const typed = error instanceof ContinuityError ? error : new ContinuityError('session-superseded', String(error));
-        void this.#recover(typed, undefined, session);
-      }
-    })().finally(() => {
-      this.#upgrading = undefined;
-    });
-    // Sends held by the gate now wait on the upgrade itself.
-    if (gate === this.#gate) this.#openGate();
-  }
-
-  #openGate(): void {
-    const gate = this.#gate;
-    this.#gate = undefined;
-    gate?.open();
+    const host = { url: this.url, headers: (e: Record<string, string>) => this.headers(e), deliver: (m: JsonRpcMessage) => this.deliver(m), report: (e: Error) => this.report(e), lost: (error: ContinuityError) => void this.#recover(error, undefined, session) };
+    const standalone = this.#standalone;
+    if (this.#upgrade.follow(params, host, this.#options.upgrade.maxFrameBytes ?? 4 * 1024 * 1024)) {
+      standalone?.stop();
+      if (this.#standalone === standalone) this.#standalone = undefined;
+    }
   }
 
   #adoptSession(response: Response): void {
@@ -513,38 +417,10 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#sessionId === undefined || this.#standalone || this.#closed || this.#options.standaloneStream === false) return;
     const stream = new InboundStream(this, 'standalone', this.#abort.signal, position);
     this.#standalone = stream;
-    if (this.upgradeRequested && position === undefined && !this.#gate) {
-      let open!: () => void;
-      const promise = new Promise<void>((resolve) => (open = resolve));
-      this.#gate = { promise, open };
-    }
+    if (this.upgradeRequested && position === undefined) this.#upgrade.closeGate();
     this.#positions.markStandalone(stream);
     void this.#run(stream, undefined);
   }
-}
-
-/** A request whose POST has not been answered with headers yet. */
-interface Posting {
-  id: RequestId;
-  /** Resolves once the POST's fetch returned (or failed). */
-  settled: Promise<void>;
-  answered: () => void;
-}
-
-function newPosting(id: RequestId): Posting {
-  let answered!: () => void;
-  const settled = new Promise<void>((resolve) => (answered = resolve));
-  return { id, settled, answered };
-}
-
-/**
- * How long a recovery after a lost session waits for POSTs already on their way: a 404
- * of their own proves they ran nowhere, and they are sent again on the new session.
- */
-const POST_GRACE_MS = 1000;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
 /** Does `error` say the server no longer knows the session (so it ran nothing of it)? */

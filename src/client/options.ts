@@ -1,0 +1,43 @@
+/** Options of the client transport, and the report it gives after a divergence. */
+import type { ContinuityError, ErrorCode } from '../protocol/errors.js';
+import type { ReconnectOptions } from './backoff.js';
+import type { CheckpointStore } from './checkpoint.js';
+
+/** What the application is told after a divergence or a lost session. */
+export interface DivergenceReport {
+  /** The case: a divergence verdict's kind, or a server refusal (`session-not-found`, …). */
+  code: ErrorCode;
+  error: ContinuityError;
+  previousSessionId: string | undefined;
+  /** The session that replaced it (undefined if re-initialization failed). */
+  sessionId: string | undefined;
+  /** In-flight requests failed with `error` (never silently re-sent). */
+  failedRequests: number;
+  /** From the start of the reconnection that found it to the verdict, ms (0 if found live). */
+  detectMs: number;
+  /** Time to re-initialize, ms. */
+  reinitializeMs: number;
+  /** Set when re-initialization itself failed. */
+  reinitializeError?: Error;
+}
+
+/** Options of {@link ContinuityClientTransport}. */
+export interface ContinuityClientOptions {
+  /** Where the session checkpoint persists (default: memory). `fileCheckpoint(path)` survives restarts. */
+  checkpoint?: CheckpointStore;
+  /** A `fetch` to use (default: the global one). */
+  fetch?: (url: URL, init: RequestInit) => Promise<Response>;
+  /** Extra headers on every request (authorization, say); a function is called per request. */
+  headers?: Record<string, string> | (() => Record<string, string>);
+  /** Accept opaque event IDs after a resume instead of re-initializing (default false: seed 000's posture). */
+  trustOpaqueIds?: boolean;
+  reconnect?: ReconnectOptions;
+  /** Open the standalone GET stream (default true). */
+  standaloneStream?: boolean;
+  /** How often the checkpoint is saved while events flow, ms (default 100). */
+  checkpointIntervalMs?: number;
+  /** Called after every divergence or session loss, once the client has re-initialized. */
+  onDivergence?: (report: DivergenceReport) => void;
+  /** The opt-in SSE→WebSocket upgrade (DESIGN §5): ask for it, and follow the offer. */
+  upgrade?: { websocket: boolean; maxFrameBytes?: number };
+}
