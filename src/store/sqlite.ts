@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
 import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
+import { toHead, toRecord, type SessionRow, type StreamRow, type TrimRow } from './sqlite-rows.js';
 import type {
   EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
@@ -59,35 +60,6 @@ export interface SqliteStoreInfo {
 const BUSY_TIMEOUT_MS = 5_000;
 /** Truncate the WAL back to this size after a checkpoint, so a burst does not leave a huge file. */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
-
-interface SessionRow {
-  id: string;
-  epoch: string;
-  past_epochs: string;
-  protocol_version: string;
-  initialize: string;
-  principal: string | null;
-  created_at: number;
-  last_active_at: number;
-}
-
-interface StreamRow {
-  kind: StreamInfo['kind'];
-  request_ids: string;
-  first_seq: number;
-  base_chain: string;
-  last_seq: number;
-  last_chain: string;
-  bytes: number;
-  closed: number;
-}
-
-interface TrimRow {
-  seq: number;
-  chain: string;
-  at: number;
-  bytes: number;
-}
 
 type Db = Database.Database;
 
@@ -329,32 +301,6 @@ class SqliteSessionStore implements SessionStore {
     if (n === 0) return [];
     return this.#c.use((st) => st.idleSessions.all(cutoff, n));
   }
-}
-
-function toHead(row: StreamRow): StreamHead {
-  return {
-    kind: row.kind,
-    requestIds: JSON.parse(row.request_ids) as string[],
-    firstSeq: row.first_seq,
-    baseChain: row.base_chain,
-    lastSeq: row.last_seq,
-    lastChain: row.last_chain,
-    closed: row.closed !== 0,
-  };
-}
-
-function toRecord(row: SessionRow): SessionRecord {
-  const record: SessionRecord = {
-    id: row.id,
-    epoch: row.epoch,
-    pastEpochs: JSON.parse(row.past_epochs) as string[],
-    protocolVersion: row.protocol_version,
-    initialize: row.initialize,
-    createdAt: row.created_at,
-    lastActiveAt: row.last_active_at,
-  };
-  if (row.principal !== null) record.principal = row.principal;
-  return record;
 }
 
 function isDuplicateKey(err: unknown): boolean {
