@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { listenTracked } from './net.js';
 
 export interface RoutedRequest {
   method: string;
@@ -71,14 +72,7 @@ export async function startSwitchProxy(targets: Record<string, URL>, route: (req
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  proxy.url.port = String(address.port);
+  proxy.url.port = String(await listenTracked(server, sockets));
   proxy.url.pathname = '/mcp';
   return proxy;
 }

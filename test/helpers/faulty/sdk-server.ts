@@ -17,6 +17,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { readBody } from './net.js';
 
 /** In-memory, opaque IDs `<streamId>_<n>`; skips priming events (`{}`) on replay. */
 export class OpaqueEventStore implements EventStore {
@@ -205,13 +206,4 @@ export async function startSdkServer(): Promise<SdkServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

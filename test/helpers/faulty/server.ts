@@ -21,6 +21,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { readBody } from './net.js';
 
 export const FAULTY_PROTOCOL_VERSION = '2025-06-18';
 
@@ -426,15 +427,6 @@ function openSse(res: http.ServerResponse, headers: Record<string, string>): voi
 
 function sseEvent(id: number | undefined, data: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`;
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 export function delay(ms: number): Promise<void> {

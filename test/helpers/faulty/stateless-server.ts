@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { listenTracked } from './net.js';
 
 export interface StatelessServer {
   readonly url: URL;
@@ -78,13 +79,6 @@ export async function startStatelessServer(): Promise<StatelessServer> {
       }
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  state.url.port = String(address.port);
+  state.url.port = String(await listenTracked(server, sockets));
   return state;
 }
