@@ -56,7 +56,7 @@ async function bareServer(): Promise<{ url: URL; close: () => Promise<void> }> {
   // The floor: the same SSE frames written straight to the socket, no protocol at all.
   const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'bare' });
-    if (req.method !== 'POST') return res.end();
+    if (req.method !== 'POST') { res.end(); return; }
     let out = '';
     for (let i = 1; i <= EVENTS; i++) {
       out += encodeSseEvent({ id: `e.0.${i}.AAAAAAAAAAAAAAAA`, data: JSON.stringify({ method: 'notifications/message', params: { level: 'info', data: { seq: i } }, jsonrpc: '2.0' }) });

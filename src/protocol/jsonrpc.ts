@@ -10,12 +10,12 @@ export interface JsonRpcRequest {
   jsonrpc: '2.0';
   id: RequestId;
   method: string;
-  params?: Record<string, unknown>;
+  params?: Record<string, unknown> | undefined;
 }
 export interface JsonRpcNotification {
   jsonrpc: '2.0';
   method: string;
-  params?: Record<string, unknown>;
+  params?: Record<string, unknown> | undefined;
 }
 export interface JsonRpcResult {
   jsonrpc: '2.0';
@@ -24,8 +24,8 @@ export interface JsonRpcResult {
 }
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
-  id?: RequestId | null;
-  error: { code: number; message: string; data?: unknown };
+  id?: RequestId | null | undefined;
+  error: { code: number; message: string; data?: unknown | undefined };
 }
 export type JsonRpcResponse = JsonRpcResult | JsonRpcErrorResponse;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;

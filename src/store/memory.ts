@@ -11,7 +11,7 @@ import type {
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
-  retention?: RetentionOptions;
+  retention?: RetentionOptions | undefined;
   /** Clock, for tests of age-based retention. */
   now?: () => number;
 }

@@ -21,7 +21,7 @@ export interface SendOptions {
   headers?: Record<string, string>;
   body?: unknown;
   /** Stop reading (destroy the socket) once this returns true for an event. */
-  cutWhen?: (event: EventSourceMessage, all: EventSourceMessage[]) => boolean;
+  cutWhen?: ((event: EventSourceMessage, all: EventSourceMessage[]) => boolean) | undefined;
   /** How to cut: 'fin' ends the socket, 'rst' resets it. */
   cut?: 'fin' | 'rst';
   /** Give up (and cut) after this many ms without the response ending. */

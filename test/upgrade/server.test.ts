@@ -41,7 +41,7 @@ function requestOffer(f: Fixture, h: Handshake): Promise<Offer> {
 }
 
 /** A WebSocket handshake; resolves with the socket, or with the HTTP status of a refusal. */
-function handshake(f: Fixture, h: Handshake, token: string | undefined, protocol = 'mcp.v1'): Promise<{ ws?: WebSocket; status?: number; reason?: string }> {
+function handshake(f: Fixture, h: Handshake, token: string | undefined, protocol = 'mcp.v1'): Promise<{ ws?: WebSocket; status?: number | undefined; reason?: string | undefined }> {
   const url = new URL(f.url);
   url.protocol = 'ws:';
   const headers: Record<string, string> = { 'mcp-session-id': h.sessionId };
