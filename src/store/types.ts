@@ -50,6 +50,11 @@ export interface LogEvent {
   readonly chain: string;
   /** The SSE data: a JSON-RPC message, or '' for a priming event. */
   readonly payload: string;
+  /**
+   * UTF-8 byte length of `payload`, when the producer already counted it (count once,
+   * carry it); stores compute it when absent.
+   */
+  readonly bytes?: number | undefined;
   /** Milliseconds since the epoch when it was appended. */
   readonly at: number;
 }
