@@ -86,15 +86,22 @@ export class LocalOwnership implements Ownership {
   }
 }
 
-/** Calls each listener; one that throws does not stop the others (its error is reported asynchronously). */
+/**
+ * A listener that throws is a bug in the listener: it is reported as a process warning,
+ * and neither stops the other listeners nor ends the process.
+ */
+export function reportListenerError(error: unknown): void {
+  const e = error instanceof Error ? error : new Error(String(error));
+  process.emitWarning(`mcp-continuity: a store bus listener threw: ${e.stack ?? e.message}`, 'ContinuityBusWarning');
+}
+
+/** Calls each listener; one that throws does not stop the others. */
 function fanOut<T>(listeners: Iterable<(value: T) => void>, value: T): void {
   for (const listener of [...listeners]) {
     try {
       listener(value);
     } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
+      reportListenerError(error);
     }
   }
 }
