@@ -128,9 +128,8 @@ export class LocalBus implements ClusterBus {
   async sendToOwner(owner: string, message: string): Promise<number> {
     const listeners = this.#inboxes.get(owner);
     if (!listeners) return 0;
-    const n = listeners.size;
     fanOut(listeners, message);
-    return n;
+    return 1; // one receiver: this process (as Redis counts connections, not listeners)
   }
 
   async subscribeInbox(owner: string, listener: (message: string) => void): Promise<Unsubscribe> {
