@@ -56,6 +56,23 @@ describe('redis store faults', { skip: !available }, () => {
     return store;
   }
 
+  it('bad options are a TypeError or RangeError before any connection', async () => {
+    const bad: Array<[unknown, ErrorConstructor]> = [
+      [undefined, TypeError],
+      [{}, TypeError],
+      [{ url: server.url, cluster: { rootNodes: [{ url: server.url }] } }, TypeError],
+      [{ url: 'http://127.0.0.1:6379' }, TypeError],
+      [{ cluster: { rootNodes: [] } }, TypeError],
+      [{ url: server.url, keyPrefix: 'a{b}' }, TypeError],
+      [{ url: server.url, commandTimeoutMs: 0 }, RangeError],
+      [{ url: server.url, sessionTtlMs: -1 }, RangeError],
+      [{ url: server.url, retention: { maxEvents: 0 } }, RangeError],
+    ];
+    for (const [options, type] of bad) {
+      await assert.rejects(redisStore(options as Parameters<typeof redisStore>[0]), type, JSON.stringify(options));
+    }
+  });
+
   it('refuses to start with store-unavailable when Redis cannot be reached', async () => {
     const dead = await startRedis();
     const url = dead.url;
