@@ -198,6 +198,53 @@ describe('redis store faults', { skip: !available }, () => {
     assert.deepEqual(await store.sessions.idleSince(Date.now() + 1, 10), ['X']);
   });
 
+  it('two replicas (two connections): an owner that keeps writing after losing its lease never lands an event after the takeover', async () => {
+    const keyPrefix = randomPrefix('replicas');
+    const a = await open({ keyPrefix });
+    const b = await open({ keyPrefix });
+    const seed = chainSeed('e1', 'st');
+    await a.sessions.create(record('R'));
+    await a.log.openStream('R', 'st', seed, { kind: 'request', requestIds: [] });
+    let owner: Store = a;
+    let name = 'A';
+    let other: Store = b;
+    let otherName = 'B';
+    for (let round = 0; round < 4; round++) {
+      const lease = await owner.ownership.acquire('R', name, 40);
+      assert.equal(lease.owner, name);
+      // The owner writes as fast as it can and never renews: like a process that stalled
+      // and then resumed, it does not know its lease lapsed.
+      let refused: unknown;
+      const writer = (async () => {
+        for (;;) {
+          const head = await owner.log.head('R', 'st');
+          if (!head) throw new Error('no head');
+          try {
+            await owner.log.append('R', 'st', events(head.lastSeq + 1, 5, head.lastChain), lease.token);
+          } catch (err) {
+            refused = err;
+            return;
+          }
+        }
+      })();
+      const taken = await waitFor(async () => {
+        const l = await other.ownership.acquire('R', otherName, 60_000);
+        return l.owner === otherName ? l : undefined;
+      }, `${otherName} to take over`);
+      assert.equal(taken.token, lease.token + 1);
+      // The new owner continues from the head it reads now; the old one can never slip in between.
+      const head = await other.log.head('R', 'st');
+      assert.ok(head);
+      await other.log.append('R', 'st', events(head.lastSeq + 1, 3, head.lastChain), taken.token);
+      await within(writer, 'the old owner to be fenced off');
+      assert.ok(isContinuityError(refused, 'store-fenced'), String(refused));
+      await other.ownership.release('R', otherName, taken.token);
+      [owner, other, name, otherName] = [other, owner, otherName, name];
+    }
+    const all = await a.log.read('R', 'st', 0, Number.MAX_SAFE_INTEGER);
+    all.forEach((e, i) => assert.equal(e.seq, i + 1, 'contiguous'));
+  });
+
   it('a client you pass in is used, and not closed by the store', async () => {
     const client = createClient({ url: server.url });
     client.on('error', () => {});
