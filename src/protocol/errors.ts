@@ -11,8 +11,6 @@
 export const JsonRpcCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
   InternalError: -32603,
   /** Generic server error of the Streamable HTTP transport (SDK convention). */
   ServerError: -32000,
