@@ -4,7 +4,7 @@ export const Header = {
   SessionId: 'mcp-session-id',
   ProtocolVersion: 'mcp-protocol-version',
   LastEventId: 'last-event-id',
-  /** Names the generation of the session's event log (seed 000). */
+  /** Names the generation of the session's event log (docs/design.md, "Replay epoch"). */
   ReplayEpoch: 'x-mcp-replay-epoch',
   Accept: 'accept',
   ContentType: 'content-type',
@@ -21,13 +21,13 @@ export const UPGRADE_TOKEN_HEADER = 'x-mcp-upgrade-token';
 export const UPGRADE_ACCEPTED = 'notifications/mcp-continuity/upgrade-accepted';
 /** The WebSocket subprotocol of an upgraded session. */
 export const WS_SUBPROTOCOL = 'mcp.v1';
+/** Largest WebSocket frame accepted after an upgrade, by default (both ends): 4 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
 /** Protocol revisions with stateful sessions and resumption, oldest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = '2025-11-25';
-/** [spec 2025-06-18] Without the header a server assumes 2025-03-26. */
-export const DEFAULT_NEGOTIATED_VERSION: ProtocolVersion = '2025-03-26';
 
 export function isSupportedProtocolVersion(v: string): v is ProtocolVersion {
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
