@@ -2,7 +2,7 @@
  * Acceptance of a user's first hour: from the packed tarball installed into an empty
  * project, `npx mcp-continuity --help` works, `serve` answers a real initialize, the
  * README's snippets compile strictly (no skipLibCheck) against the published types, and
- * `require()` fails with a message that names the subpaths.
+ * `require()` loads a subpath where Node can, and otherwise fails naming the subpaths.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +41,7 @@ after(() => {
 });
 
 test('the tarball: built code, LICENSE and README; no source maps, no sources', { timeout: 10_000 }, () => {
-  for (const file of ['LICENSE', 'README.md', 'package.json', 'dist/cli/main.js', 'dist/server/index.js', 'dist/server/index.d.ts', 'dist/store/index.d.ts', 'entry/require.cjs']) {
+  for (const file of ['LICENSE', 'README.md', 'package.json', 'dist/cli/main.js', 'dist/server/index.js', 'dist/server/index.d.ts', 'dist/store/index.d.ts', 'entry/server.cjs', 'entry/esm-only.cjs']) {
     assert.ok(files.includes(file), `${file} is in the tarball`);
   }
   assert.deepEqual(files.filter((f) => f.endsWith('.map')), [], 'no source maps');
@@ -100,11 +100,16 @@ test("the README's snippets compile strictly against the installed package, with
   assert.equal(tsc.status, 0, `tsc:\n${tsc.stdout}\n${tsc.stderr}`);
 });
 
-test('require() fails with a message naming ESM and the subpaths', { timeout: 30_000 }, () => {
-  const cjs = run(process.execPath, ['-e', "require('mcp-continuity/server')"], app);
-  assert.notEqual(cjs.status, 0);
-  assert.match(cjs.stderr, /ESM-only/, cjs.stderr);
-  assert.match(cjs.stderr, /mcp-continuity\/server, mcp-continuity\/client/, cjs.stderr);
+test('require(): a subpath loads where Node can require ES modules, and fails with a message naming the subpaths where it cannot', { timeout: 30_000 }, () => {
+  const loads = run(process.execPath, ['-e', "console.log(typeof require('mcp-continuity/server').createEndpoint)"], app);
+  if (process.features.require_module === true) assert.equal(loads.stdout.trim(), 'function', `${loads.stdout}\n${loads.stderr}`);
+  const old = run(process.execPath, ['--no-experimental-require-module', '-e', "require('mcp-continuity/server')"], app);
+  assert.notEqual(old.status, 0);
+  assert.match(old.stderr, /ESM-only/, old.stderr);
+  assert.match(old.stderr, /mcp-continuity\/server, mcp-continuity\/client/, old.stderr);
+  const rootRequire = run(process.execPath, ['-e', "require('mcp-continuity')"], app);
+  assert.notEqual(rootRequire.status, 0);
+  assert.match(rootRequire.stderr, /no root export[\s\S]*mcp-continuity\/store/, rootRequire.stderr);
   const rootImport = run(process.execPath, ['--input-type=module', '-e', "await import('mcp-continuity')"], app);
   assert.notEqual(rootImport.status, 0);
   assert.match(rootImport.stderr, /no root export: import a subpath/, rootImport.stderr);
