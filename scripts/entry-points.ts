@@ -1,6 +1,6 @@
 /**
  * Writes the CommonJS entry points: for every subpath in package.json `exports` with an
- * `import` target, an `entry/<name>.cjs` that loads that target through Node's
+ * `import` (or `default`) target, an `entry/<name>.cjs` that loads that target through Node's
  * require(esm) (or explains why it cannot), and the subpath's `require` condition.
  * Run it after adding a subpath; test/package/exports.test.ts fails until then.
  * Usage: node --import tsx scripts/entry-points.ts [--check]
@@ -24,13 +24,15 @@ export function expected(exportsMap: Record<string, string | Conditions>): { exp
   const files = new Map<string, string>();
   const out: Record<string, string | Conditions> = {};
   for (const [subpath, value] of Object.entries(exportsMap)) {
-    if (typeof value === 'string' || subpath === '.' || value.import === undefined) {
+    // A subpath added as `{ types, default }` (the usual form) becomes `{ types, import, require }`.
+    const esm = typeof value === 'string' ? undefined : (value.import ?? value.default);
+    if (typeof value === 'string' || subpath === '.' || esm === undefined) {
       out[subpath] = value;
       continue;
     }
     const file = entryFile(subpath);
-    files.set(file, entrySource(subpath, value.import));
-    const { types, import: esm, ...rest } = value;
+    files.set(file, entrySource(subpath, esm));
+    const { types, import: _import, default: _default, require: _require, ...rest } = value;
     out[subpath] = { ...(types === undefined ? {} : { types }), import: esm, ...rest, require: `./${file}` };
   }
   return { exports: out, files };

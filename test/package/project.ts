@@ -23,6 +23,7 @@ export function cleanCopy(root: string, dir: string): void {
   const files = ok(run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], root), 'git ls-files').stdout.split('\0').filter(Boolean);
   for (const file of files) {
     if (!existsSync(join(root, file))) continue; // deleted in the work tree, not yet committed
+    if (file === 'node_modules' || file.startsWith('node_modules/')) continue; // a symlinked node_modules is not ignored by `node_modules/`
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     cpSync(join(root, file), join(dir, file));
   }
