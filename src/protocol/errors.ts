@@ -11,8 +11,6 @@
 export const JsonRpcCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
   InternalError: -32603,
   /** Generic server error of the Streamable HTTP transport (SDK convention). */
   ServerError: -32000,
@@ -44,7 +42,7 @@ export const ERRORS = {
   'upgrade-invalid': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad WebSocket upgrade request', retryable: false },
   'session-superseded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Session superseded by a WebSocket upgrade; start a new session', retryable: false },
 
-  // Resumption refusals (DESIGN §3)
+  // Resumption refusals (docs/design.md, "Resume")
   'cursor-invalid': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Last-Event-ID is malformed or does not belong to this session', retryable: false },
   'replay-epoch-mismatch': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Replay epoch changed: the event log backing this cursor was reset', retryable: false },
   'replay-window-exceeded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is older than the retained replay window', retryable: false },

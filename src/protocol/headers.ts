@@ -4,7 +4,7 @@ export const Header = {
   SessionId: 'mcp-session-id',
   ProtocolVersion: 'mcp-protocol-version',
   LastEventId: 'last-event-id',
-  /** Names the generation of the session's event log (seed 000). */
+  /** Names the generation of the session's event log (docs/design.md, "Replay epoch"). */
   ReplayEpoch: 'x-mcp-replay-epoch',
   Accept: 'accept',
   ContentType: 'content-type',
@@ -26,8 +26,6 @@ export const WS_SUBPROTOCOL = 'mcp.v1';
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = '2025-11-25';
-/** [spec 2025-06-18] Without the header a server assumes 2025-03-26. */
-export const DEFAULT_NEGOTIATED_VERSION: ProtocolVersion = '2025-03-26';
 
 export function isSupportedProtocolVersion(v: string): v is ProtocolVersion {
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);

@@ -6,7 +6,7 @@ import type { RequestId } from '../protocol/jsonrpc.js';
 /** A refusal as an HTTP response with a JSON-RPC error body. */
 export function refusal(error: ContinuityError, id: RequestId | null = null, headers?: Record<string, string>): Response {
   const body = JSON.stringify({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
-  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  const h: Record<string, string> = { [Header.ContentType]: 'application/json', ...headers };
   if (error.status === 405) h.allow = 'GET, POST, DELETE';
   return new Response(body, { status: error.status, headers: h });
 }
@@ -20,7 +20,7 @@ export function toRefusal(error: unknown, headers?: Record<string, string>): Res
 /** Headers of every SSE response. */
 export function sseHeaders(sessionId: string, epoch: string): Record<string, string> {
   return {
-    'content-type': 'text/event-stream',
+    [Header.ContentType]: 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
     // Proxies such as nginx buffer responses unless told not to; SSE must flow.
     'x-accel-buffering': 'no',

@@ -28,6 +28,7 @@ import { isDivergenceError } from '../../src/client/index.js';
 import { startFaultyServer, type EventData, type FaultyServer } from '../helpers/faulty/server.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/faulty/proxy.js';
 import { assertDeliveredOnce, assertRejectedWith, connectHarness, firstText, settle, type Harness } from '../helpers/faulty/client.js';
+import { waitFor } from '../helpers/wait.js';
 
 const CUT_AFTER = 3;
 const N = 10;
@@ -252,11 +253,7 @@ test('control: the official SDK transport hands the junk of all three signatures
       sig.arm(seenCut);
       // The call can never complete (its result was lost with the stream): bounded by a timeout.
       const call = settle(client.callTool({ name: 'count', arguments: { n: N } }, undefined, { timeout: 400 }));
-      const junkSeen = async (): Promise<boolean> => {
-        for (let i = 0; i < 80 && !delivered.some((d) => d.junk === true); i++) await new Promise((r) => setTimeout(r, 5));
-        return delivered.some((d) => d.junk === true);
-      };
-      assert.ok(await junkSeen(), `${name}: the official transport delivered junk events: ${JSON.stringify(delivered)}`);
+      await waitFor(() => delivered.some((d) => d.junk === true), () => `${name}: the official transport to deliver junk events: ${JSON.stringify(delivered)}`);
       const outcome = await call;
       assert.ok(!outcome.ok, `${name}: the call never completes`);
       t.diagnostic(`${name}: official transport delivered ${delivered.filter((d) => d.junk === true).length} junk event(s), then the call timed out`);
@@ -279,10 +276,10 @@ test('a request whose POST is in flight when the standalone stream finds a diver
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   try {
-    await until(() => server.gets(false).length === 1, 'the standalone GET');
+    await waitFor(() => server.gets(false).length === 1, 'the standalone GET');
     server.holdNextCall(held);
     const call = settle(h.client.callTool({ name: 'count', arguments: { n: 2 } }));
-    await until(() => server.requests.some((r) => r.rpc === 'tools/call'), 'the tools/call to reach the server');
+    await waitFor(() => server.requests.some((r) => r.rpc === 'tools/call'), 'the tools/call to reach the server');
     // The server loses the session; the standalone stream's reconnect is the first to hear (404).
     server.forgetSessions();
     assert.equal(server.cutStandalone(), 1, 'one standalone stream cut');
@@ -298,11 +295,3 @@ test('a request whose POST is in flight when the standalone stream finds a diver
     await server.close();
   }
 });
-
-async function until(cond: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -22,14 +22,7 @@ import { startSdkServer } from '../helpers/faulty/sdk-server.js';
 import { startFaultyServer } from '../helpers/faulty/server.js';
 import { startStatelessServer } from '../helpers/faulty/stateless-server.js';
 import { assertDeliveredOnce, assertRejectedWith, connectHarness, firstText, settle } from '../helpers/faulty/client.js';
-
-const until = async (cond: () => boolean, what: string, timeoutMs = 2000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+import { waitFor } from '../helpers/wait.js';
 
 test('a. official SDK v1 server: tools and progress through our transport', { timeout: 3000 }, async () => {
   const sdk = await startSdkServer();
@@ -139,13 +132,13 @@ test('a. official SDK v1 server, standalone GET cut, default options: undetectab
   try {
     const oldSession = h.transport.sessionId;
     assert.ok(oldSession !== undefined, 'session');
-    await until(() => sdk.requests.some((r) => r.method === 'GET'), 'the standalone GET');
+    await waitFor(() => sdk.requests.some((r) => r.method === 'GET'), 'the standalone GET');
     const call = settle(h.client.callTool({ name: 'wait', arguments: {} })); // stays in flight
-    await until(() => sdk.toolRuns.wait === 1, 'the wait tool to start');
+    await waitFor(() => sdk.toolRuns.wait === 1, 'the wait tool to start');
     await sdk.broadcast(oldSession, 2);
     await h.deliveredAtLeast(2);
     assert.ok(sdk.cutStandalone(oldSession), 'standalone socket found');
-    await until(() => sdk.requests.some((r) => r.method === 'GET' && r.lastEventId !== undefined), 'the standalone resume');
+    await waitFor(() => sdk.requests.some((r) => r.method === 'GET' && r.lastEventId !== undefined), 'the standalone resume');
     await sdk.broadcast(oldSession, 1); // the probe after the resume: an opaque ID proves nothing
     const report = await h.nextDivergence();
     assert.equal(report.code, 'undetectable', report.error.message);
@@ -218,7 +211,7 @@ test('d. 404 on a POST for a session the server forgot: re-initialize, send once
   try {
     const oldSession = h.transport.sessionId;
     // The standalone GET is open (and stays open): the POST is the first to hear of the loss.
-    await until(() => server.gets(false).length === 1, 'the standalone GET');
+    await waitFor(() => server.gets(false).length === 1, 'the standalone GET');
     server.forgetSessions();
     const result = await h.client.callTool({ name: 'count', arguments: { n: 3 } });
     assert.equal(firstText(result), 'counted 3', 'the call succeeded after re-initialization');
@@ -245,7 +238,7 @@ test('d′. a restart without sessions found by the standalone stream first: ses
   const h = await connectHarness(server.url);
   try {
     const oldSession = h.transport.sessionId;
-    await until(() => server.gets(false).length === 1, 'the standalone GET');
+    await waitFor(() => server.gets(false).length === 1, 'the standalone GET');
     server.restart({ keepSessions: false, keepCounter: false });
     const report = await h.nextDivergence();
     assert.equal(report.code, 'session-invalid', report.error.message);

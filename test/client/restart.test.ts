@@ -16,14 +16,8 @@ import { ContinuityClientTransport, fileCheckpoint, type DivergenceReport } from
 import { startFixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
 import { createStreamServer } from '../helpers/stream-server.js';
+import { waitFor } from '../helpers/wait.js';
 
-async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test('a restarted client resumes its session and standalone stream from the checkpoint file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-client-restart-'));
@@ -46,8 +40,15 @@ test('a restarted client resumes its session and standalone stream from the chec
     const first = await connect();
     const sessionId = first.transport.sessionId as string;
     await first.client.callTool({ name: 'broadcast', arguments: { count: 5 } });
-    await waitFor(() => seen.length === 5, 3000, 'the first five');
-    await new Promise((r) => setTimeout(r, 50)); // let the checkpoint save
+    await waitFor(() => seen.length === 5, 'the first five');
+    // The checkpoint file has caught up with the standalone stream's last logged event.
+    const checkpoint = fileCheckpoint(path);
+    await waitFor(async () => {
+      const head = await f.endpoint.store.log.head(sessionId, '0');
+      const saved = await checkpoint.load();
+      const standalone = saved?.standalone === undefined ? undefined : saved.streams[saved.standalone];
+      return head !== undefined && head.lastSeq > 0 && standalone?.seq === head.lastSeq;
+    }, 'the checkpoint to record the standalone stream\'s last event');
     await first.client.close(); // the process "exits": the session stays on the server
     assert.ok(existsSync(path), 'the checkpoint file was written');
 
@@ -63,7 +64,7 @@ test('a restarted client resumes its session and standalone stream from the chec
     // Second life: same checkpoint file, no initialize, the missed five arrive once.
     const second = await connect();
     assert.equal(second.transport.sessionId, sessionId, 'the same session resumed');
-    await waitFor(() => seen.length === 10, 3000, 'the five sent while down');
+    await waitFor(() => seen.length === 10, 'the five sent while down');
     assert.deepEqual(seen, [1, 2, 3, 4, 5, 1, 2, 3, 4, 5], 'each broadcast once, in order, none from the other session');
     const result = await second.client.callTool({ name: 'broadcast', arguments: { count: 0 } });
     assert.ok(result, 'calls work on the resumed session');

@@ -3,17 +3,20 @@
  * (or a real bug) can miss, and names what it waited for when it fails.
  */
 
-/** Polls `ready` until it returns a value other than `undefined`/`false`; fails naming `what` after `timeoutMs`. */
+/**
+ * Polls `ready` until it returns a value other than `undefined`/`false`; fails naming `what`
+ * after `timeoutMs` (a function is called only then, to describe the state at the failure).
+ */
 export async function waitFor<T>(
   ready: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
+  what: string | (() => string),
   timeoutMs = 10_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await ready();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

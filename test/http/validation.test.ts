@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders, type Handshake, type RawResponse } from '../helpers/sse-client.js';
 import { assertRefusal, splitId } from './refusal-assert.js';
+import { within } from '../helpers/wait.js';
 
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' } as const;
 
@@ -332,13 +333,21 @@ describe('sessions and protocol versions', () => {
 
   it('DELETE ends an open standalone stream', async () => {
     const h = await initialize(f.url, '2025-06-18');
-    const get = send(f.url, { headers: sessionHeaders(h), timeoutMs: 3000 });
-    await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
+    // Open the GET and wait for its headers: the stream is open on the server.
+    const { status, ended } = await within(
+      new Promise<{ status: number; ended: Promise<void> }>((resolve, reject) => {
+        const req = httpRequest(f.url, { method: 'GET', headers: { accept: 'text/event-stream', ...sessionHeaders(h) } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, ended: new Promise((done) => res.once('close', () => done())) });
+        });
+        req.once('error', reject);
+        req.end();
+      }),
+      'the standalone stream to open',
+    );
+    assert.equal(status, 200);
     assert.equal((await send(f.url, { method: 'DELETE', headers: sessionHeaders(h) })).status, 200);
-    const res = await get;
-    assert.equal(res.status, 200);
-    assert.ok(Date.now() - started < 2000, 'the GET stream ended with the session');
+    await within(ended, 'the GET stream to end with the session');
   });
 });
 

@@ -36,15 +36,42 @@ test('a store that fails briefly is retried: every event arrives, in order', asy
   }
 });
 
-test('a store that keeps failing ends the session: its stream ends, later requests get 404', async () => {
+test('a store that fails in the middle of a stream ends it: the client got only logged events, a prefix, and no result', async () => {
   let broken = false;
-  const f = await startFixture({ store: flakyStore(() => broken), keepAliveMs: 0 });
+  const logged = new Set<string>(); // `${stream}.${seq}.${chain}` of every append the store accepted
+  const store = flakyStore(() => broken);
+  const append = store.log.append.bind(store.log);
+  store.log.append = async (session, stream, events) => {
+    await append(session, stream, events);
+    for (const e of events) logged.add(`${stream}.${e.seq}.${e.chain}`);
+  };
+  const f = await startFixture({ store, keepAliveMs: 0 });
   try {
     const h = await initialize(f.url);
-    broken = true;
-    const r = await send(f.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 20 } }), headers: sessionHeaders(h), timeoutMs: 5000 });
+    const BREAK_AFTER = 5;
+    const COUNT = 200;
+    const r = await send(f.url, {
+      body: rpc('tools/call', { name: 'emit', arguments: { count: COUNT, intervalMs: 10 } }),
+      headers: sessionHeaders(h),
+      // The store breaks while the tool is still emitting, once the client has seen some events.
+      cutWhen: (_event, all) => {
+        if (messages(all).length >= BREAK_AFTER) broken = true;
+        return false;
+      },
+      timeoutMs: 20_000,
+    });
+    assert.equal(r.status, 200, 'the stream had started: the failure came mid-stream');
+    assert.ok(broken, 'the store broke while the stream was open');
     const delivered = messages(r.events).filter((m) => m.method === 'notifications/message');
-    assert.equal(delivered.length, 0, 'nothing that is not in the log reaches the client');
+    const seqs = delivered.map((m) => (m.params as { data: { seq: number } }).data.seq);
+    assert.ok(seqs.length >= BREAK_AFTER, `events before the failure arrived (${seqs.length})`);
+    assert.ok(seqs.length < COUNT, `the stream ended early (${seqs.length} of ${COUNT})`);
+    assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'a contiguous prefix: nothing skipped');
+    assert.ok(!messages(r.events).some((m) => 'result' in m), 'no result: the call did not finish on a stream with a hole');
+    for (const event of r.events) {
+      const [, stream, seq, chain] = (event.id ?? '').split('.');
+      assert.ok(logged.has(`${stream}.${seq}.${chain}`), `event ${event.id} reached the client but was never logged`);
+    }
     broken = false;
     const later = await send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
     assert.equal(later.status, 404, 'the session is gone: its clients re-initialize');

@@ -16,6 +16,7 @@ import { ContinuityClientTransport, type DivergenceReport } from '../../src/clie
 import { sqliteStore } from '../../src/store/sqlite.js';
 import { freePort, kill9, startChild, type ChildServer } from '../helpers/processes.js';
 import { prng } from '../helpers/stream-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const SEED = Number(process.env.KILL_SEED ?? 4242);
 
@@ -60,14 +61,6 @@ async function killDuringCall(h: Harness, server: ChildServer, port: number, sto
 /** The error table code of a failed call: `data.reason` of an McpError, or `code` of a ContinuityError. */
 function reasonOf(error: { code?: unknown; data?: { reason?: string } }): string | undefined {
   return error.data?.reason ?? (typeof error.code === 'string' ? error.code : undefined);
-}
-
-async function waitFor<T>(get: () => T | undefined, ms: number): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (let v = get(); ; v = get()) {
-    if (v !== undefined || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 function assertContiguous(seqs: number[], context: string): void {
@@ -150,7 +143,7 @@ describe('kill -9 and restart', () => {
         else if (!outcome.ok) assert.equal(reasonOf(outcome.error), 'session-not-found', `${context}: ${JSON.stringify(outcome.error)}`);
         assertContiguous(seqs, context);
         // The call fails first; the report follows once the re-initialization is done.
-        const report = await waitFor(() => (h.alarms.length > reportsBefore ? h.alarms.at(-1) : undefined), 5000);
+        const report = await waitFor(() => (h.alarms.length > reportsBefore ? h.alarms.at(-1) : undefined), `${context}: the divergence report`);
         assert.ok(report, `${context}: the application was told`);
         assert.equal(report.code, 'session-not-found', `${context}: the server's reason is reported`);
         assert.notEqual(report.sessionId, before, `${context}: a new session`);
@@ -167,7 +160,7 @@ describe('kill -9 and restart', () => {
         const count = h.alarms.length;
         const result = await h.client.callTool({ name: 'emit', arguments: { count: 2 } });
         assert.deepEqual(result.structuredContent, { emitted: 2 }, `round ${round}: the next call succeeds`);
-        const report = await waitFor(() => (h.alarms.length > count ? h.alarms.at(-1) : undefined), 5000);
+        const report = await waitFor(() => (h.alarms.length > count ? h.alarms.at(-1) : undefined), `round ${round}: the divergence report`);
         assert.ok(report, `round ${round}: the application was told`);
         assert.ok(['session-not-found', 'session-invalid'].includes(report.code), `round ${round}: ${report.code}`);
       }

@@ -15,6 +15,7 @@ import { sqliteStore } from '../../src/store/sqlite.js';
 import type { RetentionOptions } from '../../src/store/types.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
+import { waitFor } from '../helpers/wait.js';
 
 async function sqliteFixture(retention: RetentionOptions): Promise<{ f: Fixture; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-sqlite-endpoint-'));
@@ -53,7 +54,7 @@ test('a trimmed cursor gets 410 replay-window-exceeded and the client re-initial
       assert.equal(error.data?.reason, 'replay-window-exceeded', JSON.stringify(error));
       return true;
     });
-    for (let i = 0; i < 100 && reports.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => reports.length > 0, 'the divergence report');
     assert.equal(reports[0]?.code, 'replay-window-exceeded', 'the application is told why');
     assert.notEqual(transport.sessionId, first, 're-initialized: a new session');
     proxy.setPlan(() => ({}));

@@ -12,6 +12,54 @@ import {
 const CODES = Object.keys(ERRORS) as ErrorCode[];
 const BRAND = Symbol.for('mcp-continuity.error');
 
+/**
+ * The contract, written down by hand rather than read from ERRORS: [HTTP status, JSON-RPC
+ * code, retryable]. A change to the table must change this too, on purpose.
+ */
+const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
+  'session-not-found': [404, -32001, false],
+  'session-required': [400, -32000, false],
+  'session-limit': [503, -32000, true],
+  'in-flight-limit': [429, -32000, true],
+  'duplicate-request-id': [400, -32600, false],
+  'upgrade-pending': [409, -32000, true],
+  'upgrade-invalid': [400, -32000, false],
+  'session-superseded': [410, -32002, false],
+  'cursor-invalid': [400, -32002, false],
+  'replay-epoch-mismatch': [409, -32002, false],
+  'replay-window-exceeded': [410, -32002, false],
+  'cursor-ahead': [409, -32002, false],
+  'request-abandoned': [500, -32003, false],
+  'session-invalid': [502, -32001, false],
+  'epoch-changed': [502, -32002, false],
+  gap: [502, -32002, false],
+  'replay-reset': [502, -32002, false],
+  'chain-mismatch': [502, -32002, false],
+  'foreign-stream': [502, -32002, false],
+  undetectable: [502, -32002, false],
+  'stream-lost': [502, -32002, false],
+  'checkpoint-corrupt': [500, -32603, false],
+  'not-acceptable': [406, -32000, false],
+  'unsupported-media-type': [415, -32000, false],
+  'method-not-allowed': [405, -32000, false],
+  'parse-error': [400, -32700, false],
+  'invalid-request': [400, -32600, false],
+  'batch-unsupported': [400, -32600, false],
+  'protocol-version-unsupported': [400, -32000, false],
+  'body-too-large': [413, -32000, false],
+  'event-too-large': [500, -32603, false],
+  'origin-forbidden': [403, -32000, false],
+  'host-forbidden': [403, -32000, false],
+  'event-id-invalid': [400, -32002, false],
+  'sse-field-invalid': [500, -32603, false],
+  'store-conflict': [500, -32603, false],
+  'store-unavailable': [503, -32603, true],
+  'endpoint-closed': [503, -32000, true],
+  'internal-error': [500, -32603, false],
+  'store-fenced': [503, -32000, true],
+  'store-locked': [500, -32603, false],
+};
+
 /** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */
 function foreignError(code: ErrorCode): object {
   class ForeignBase extends Error {}
@@ -27,25 +75,28 @@ describe('errors: the table', () => {
     assert.ok(CODES.length > 20, 'the table has its codes');
   });
 
+  it('every code has an independently written expectation, and only those codes exist', () => {
+    assert.deepEqual([...CODES].sort(), Object.keys(EXPECTED).sort(), 'a new code needs its expected row below');
+  });
+
   for (const code of CODES) {
-    const spec = ERRORS[code];
-    it(`${code}: constructs with the table's status, rpcCode, message and retryable`, () => {
+    it(`${code}: constructs with its expected status, JSON-RPC code and retryability`, () => {
+      const expected = EXPECTED[code];
+      assert.ok(expected, `${code} has no expected row`);
+      const [status, rpcCode, retryable] = expected;
       const err = new ContinuityError(code);
       assert.ok(err instanceof Error, 'is an Error');
       assert.ok(err instanceof ContinuityError, 'is a ContinuityError');
       assert.equal(err.name, 'ContinuityError');
       assert.equal(err.code, code);
-      assert.equal(err.status, spec.status);
-      assert.equal(err.rpcCode, spec.rpc);
-      assert.equal(err.message, spec.message);
-      assert.equal(err.retryable, spec.retryable);
+      assert.equal(err.status, status);
+      assert.equal(err.rpcCode, rpcCode);
+      assert.equal(err.retryable, retryable);
+      assert.ok(err.message.length > 0 && !/\n/.test(err.message), 'a one-line default message');
       assert.equal(err.detail, undefined);
 
       const rpc = err.toJsonRpcError();
-      assert.equal(rpc.code, spec.rpc);
-      assert.equal(rpc.message, spec.message);
-      assert.equal(rpc.data.reason, code);
-      assert.deepEqual(rpc.data, { reason: code });
+      assert.deepEqual(rpc, { code: rpcCode, message: err.message, data: { reason: code } });
       assert.deepEqual(err.toData(), { reason: code });
       // The wire form survives JSON.
       assert.deepEqual(JSON.parse(JSON.stringify(rpc)), rpc);
@@ -88,21 +139,29 @@ describe('errors: the table', () => {
     }
   });
 
-  it('the DESIGN refusal table holds', () => {
+  it('the resume refusals are never retryable unchanged', () => {
     const expected: Array<[ErrorCode, number, number]> = [
       ['session-not-found', 404, -32001],
-      ['cursor-invalid', 400, JsonRpcCode.ContinuityRefused],
-      ['replay-epoch-mismatch', 409, JsonRpcCode.ContinuityRefused],
-      ['replay-window-exceeded', 410, JsonRpcCode.ContinuityRefused],
-      ['cursor-ahead', 409, JsonRpcCode.ContinuityRefused],
-      ['session-superseded', 410, JsonRpcCode.ContinuityRefused],
+      ['cursor-invalid', 400, -32002],
+      ['replay-epoch-mismatch', 409, -32002],
+      ['replay-window-exceeded', 410, -32002],
+      ['cursor-ahead', 409, -32002],
+      ['session-superseded', 410, -32002],
     ];
     for (const [code, status, rpc] of expected) {
       assert.equal(ERRORS[code].status, status, code);
       assert.equal(ERRORS[code].rpc, rpc, code);
       assert.equal(ERRORS[code].retryable, false, `${code} must not be retried unchanged`);
     }
-    assert.equal(JsonRpcCode.SessionNotFound, -32001);
+    assert.deepEqual({ ...JsonRpcCode }, {
+      ParseError: -32700,
+      InvalidRequest: -32600,
+      InternalError: -32603,
+      ServerError: -32000,
+      SessionNotFound: -32001,
+      ContinuityRefused: -32002,
+      RequestAbandoned: -32003,
+    });
   });
 });
 
@@ -115,7 +174,7 @@ describe('errors: ContinuityError', () => {
     assert.deepEqual(err.detail, { lastSeq: 3, cursorSeq: 9 });
     assert.deepEqual(err.toData(), { reason: 'cursor-ahead', lastSeq: 3, cursorSeq: 9 });
     assert.deepEqual(err.toJsonRpcError(), {
-      code: JsonRpcCode.ContinuityRefused,
+      code: -32002,
       message: 'custom',
       data: { reason: 'cursor-ahead', lastSeq: 3, cursorSeq: 9 },
     });

@@ -10,7 +10,6 @@ import {
   type MessageKind,
 } from '../../src/protocol/jsonrpc.js';
 import {
-  DEFAULT_NEGOTIATED_VERSION,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   accepts,
@@ -182,8 +181,6 @@ describe('headers: protocol versions', () => {
     for (const v of ['2025-03-26', '2025-06-18', '2025-11-25']) assert.equal(isSupportedProtocolVersion(v), true, v);
     for (const v of ['', '2024-11-05', '2025-03-27', '2025-11-25 ', 'latest', '2026-01-01']) assert.equal(isSupportedProtocolVersion(v), false, v);
     assert.equal(isSupportedProtocolVersion(LATEST_PROTOCOL_VERSION), true);
-    assert.equal(isSupportedProtocolVersion(DEFAULT_NEGOTIATED_VERSION), true);
-    assert.equal(DEFAULT_NEGOTIATED_VERSION, '2025-03-26');
   });
 
   it('versions are listed oldest first and the latest is last', () => {

@@ -25,6 +25,7 @@ import type { SdkServerLike, SessionContext } from '../../src/server/index.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
 import { prng } from '../helpers/stream-server.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 const SEED = Number(process.env.UPGRADE_CLIENT_SEED ?? 20261129);
 const UPGRADE_ACCEPTED = 'notifications/mcp-continuity/upgrade-accepted';
@@ -33,30 +34,6 @@ const BOUND_MS = 5000;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `condition` until it holds; fails with `what` after `ms`. */
-async function waitFor(condition: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
-/** `promise`, or a failure naming `what` after `ms`: never an unbounded wait. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms (deadlock?)`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** What a promise came to, without throwing. */
 async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
@@ -188,7 +165,7 @@ async function openClient(f: Fixture, plan?: (proxy: ChaosProxy) => ConnectionPl
     const data = n.params.data as { seq?: unknown } | undefined;
     if (n.params.logger === 'emit' && typeof data?.seq === 'number') delivered.push({ session: transport.sessionId, seq: data.seq });
   });
-  await within(client.connect(transport), BOUND_MS, 'connect');
+  await within(client.connect(transport), 'connect', BOUND_MS);
   return {
     proxy, transport, client, reports, delivered, fetches,
     async close() {
@@ -226,7 +203,7 @@ describe('SDK v1 Client end to end over the upgraded connection', () => {
   test('progress, logging and sampling over the socket; the SSE side of the session is over', { timeout: 15_000 }, async () => {
     const h = await openClient(f);
     try {
-      await waitFor(() => h.transport.upgraded, BOUND_MS, 'the transport to upgrade');
+      await waitFor(() => h.transport.upgraded, 'the transport to upgrade', BOUND_MS);
       const sessionId = h.transport.sessionId as string;
       assert.ok(sessionId, 'a session id');
       const httpBefore = h.fetches.length;
@@ -235,15 +212,16 @@ describe('SDK v1 Client end to end over the upgraded connection', () => {
       const progress: number[] = [];
       const result = await within(
         h.client.callTool({ name: 'emit', arguments: { count: N } }, undefined, { onprogress: (p) => progress.push(p.progress) }),
-        BOUND_MS, 'emit over the socket',
+        'emit over the socket',
+        BOUND_MS,
       );
       assert.deepEqual(result.structuredContent, { emitted: N }, 'the emit result');
       assert.deepEqual(progress, range(N), 'progress 1..N, once each, in order');
-      await waitFor(() => h.delivered.length >= N, 1000, 'the logging notifications');
+      await waitFor(() => h.delivered.length >= N, 'the logging notifications', BOUND_MS);
       assert.deepEqual(h.delivered.map((d) => d.seq), range(N), 'logging notifications 1..N, once each, in order');
       assert.ok(h.delivered.every((d) => d.session === sessionId), 'all in the one session');
 
-      const sampled = await within(h.client.callTool({ name: 'test_sampling', arguments: { prompt: 'ping?' } }), BOUND_MS, 'sampling round trip');
+      const sampled = await within(h.client.callTool({ name: 'test_sampling', arguments: { prompt: 'ping?' } }), 'sampling round trip', BOUND_MS);
       const text = (sampled.content as Array<{ type: string; text?: string }>)[0]?.text ?? '';
       assert.match(text, /^LLM response: sampled: .*ping\?/, 'the sampling answer came back through the tool');
 
@@ -258,15 +236,15 @@ describe('SDK v1 Client end to end over the upgraded connection', () => {
       const post = await send(f.url, { body: rpc('tools/list'), headers: { 'mcp-session-id': sessionId }, timeoutMs: 2000 });
       assert.equal(post.status, 410, 'a POST after the upgrade: 410');
       assert.equal((post.json() as { error?: { data?: { reason?: string } } }).error?.data?.reason, 'session-superseded', 'reason session-superseded');
-      await waitFor(() => h.reports.length > 0, BOUND_MS, 'the client to notice the superseded session');
+      await waitFor(() => h.reports.length > 0, 'the client to notice the superseded session', BOUND_MS);
       const [report] = h.reports;
       assert.equal(report?.code, 'session-superseded', 'reported as session-superseded');
       assert.equal(report?.previousSessionId, sessionId, 'for the old session');
       assert.ok(report?.sessionId && report.sessionId !== sessionId, 'onto a new session');
       assert.equal(await f.endpoint.store.sessions.get(sessionId), undefined, 'the old session is gone');
       assert.equal((await send(f.url, { body: rpc('tools/list'), headers: { 'mcp-session-id': sessionId } })).status, 404, 'later requests for it get 404');
-      await waitFor(() => h.transport.upgraded, BOUND_MS, 'the new session to upgrade too');
-      const again = await within(h.client.callTool({ name: 'emit', arguments: { count: 3 } }), BOUND_MS, 'a call on the new session');
+      await waitFor(() => h.transport.upgraded, 'the new session to upgrade too', BOUND_MS);
+      const again = await within(h.client.callTool({ name: 'emit', arguments: { count: 3 } }), 'a call on the new session', BOUND_MS);
       assert.deepEqual(again.structuredContent, { emitted: 3 }, 'the new session works');
       assertNoDuplicates(h.delivered, 'end to end');
     } finally {
@@ -320,12 +298,13 @@ describe(`cuts at every phase of the upgrade (seed ${SEED})`, () => {
       let cutCallId: unknown;
       if (cut.phase === 'mid-frame') {
         const count = cut.count as number;
-        await waitFor(() => h.transport.upgraded, BOUND_MS, `${context}: the first upgrade`);
+        await waitFor(() => h.transport.upgraded, `${context}: the first upgrade`, BOUND_MS);
         oldId = h.transport.sessionId as string;
         const progress: number[] = [];
         const outcome = await within(
           settle(h.client.callTool({ name: 'emit', arguments: { count } }, undefined, { onprogress: (p) => progress.push(p.progress) })),
-          BOUND_MS, `${context}: the call in flight at the cut`,
+          `${context}: the call in flight at the cut`,
+          BOUND_MS,
         );
         assert.equal(outcome.ok, false, `${context}: the call cut mid-frame cannot succeed: ${JSON.stringify(outcome)}`);
         if (!outcome.ok) {
@@ -346,7 +325,7 @@ describe(`cuts at every phase of the upgrade (seed ${SEED})`, () => {
           if (cut.mode === 'fin') assert.equal(old.length, cut.frame - 1, `${context}: every complete frame before the cut arrived`);
         }
       }
-      await waitFor(() => h.reports.length > 0, BOUND_MS, `${context}: onDivergence`);
+      await waitFor(() => h.reports.length > 0, `${context}: onDivergence`, BOUND_MS);
       const report = h.reports[0] as DivergenceReport;
       oldId ??= report.previousSessionId as string;
       assert.equal(h.proxy?.cuts, 1, `${context}: the proxy cut once`);
@@ -366,19 +345,19 @@ describe(`cuts at every phase of the upgrade (seed ${SEED})`, () => {
       const newId = report.sessionId;
 
       // The next call succeeds within the bound, on the new session, upgraded again.
-      await waitFor(() => h.transport.upgraded, BOUND_MS, `${context}: the new session to upgrade`);
+      await waitFor(() => h.transport.upgraded, `${context}: the new session to upgrade`, BOUND_MS);
       assert.equal(h.transport.sessionId, newId, `${context}: the transport is on the new session`);
       const M = 5;
-      const next = await within(h.client.callTool({ name: 'emit', arguments: { count: M } }), BOUND_MS, `${context}: the next call`);
+      const next = await within(h.client.callTool({ name: 'emit', arguments: { count: M } }), `${context}: the next call`, BOUND_MS);
       assert.deepEqual(next.structuredContent, { emitted: M }, `${context}: the next call's result`);
-      await waitFor(() => h.delivered.filter((d) => d.session === newId).length >= M, 1000, `${context}: the next call's logs`);
+      await waitFor(() => h.delivered.filter((d) => d.session === newId).length >= M, `${context}: the next call's logs`, BOUND_MS);
       assert.deepEqual(h.delivered.filter((d) => d.session === newId).map((d) => d.seq), range(M), `${context}: the next call's logs, once each`);
 
       // Never re-sent: the new session ran exactly the new call.
       assert.equal(runs.get(newId)?.length, 1, `${context}: emit runs on the new session: ${JSON.stringify(runs.get(newId))}`);
       if (cutCallId !== undefined) assert.ok(!runs.get(newId)?.includes(cutCallId), `${context}: the cut call was not re-sent`);
       // The old session is gone on the server.
-      await waitFor(async () => (await f.endpoint.store.sessions.get(oldId)) === undefined, 2000, `${context}: the old session to be gone`);
+      await waitFor(async () => (await f.endpoint.store.sessions.get(oldId)) === undefined, `${context}: the old session to be gone`, BOUND_MS);
       // Never an event on both transports, never one twice.
       assertNoDuplicates(h.delivered, context);
       assert.ok(h.delivered.every((d) => d.session === oldId || d.session === newId), `${context}: every log arrived tagged with a live session`);
@@ -430,10 +409,10 @@ describe(`cuts at every phase of the upgrade (seed ${SEED})`, () => {
     const h = await openClient(f, (proxy) => (proxy.cuts > 0 ? {} : plan));
     try {
       const sessionId = h.transport.sessionId as string;
-      await waitFor(() => h.transport.upgraded, BOUND_MS, `${context}: the upgrade`);
+      await waitFor(() => h.transport.upgraded, `${context}: the upgrade`, BOUND_MS);
       assert.equal(h.proxy?.cuts, 1, `${context}: the offer stream was cut`);
       assert.equal(h.transport.sessionId, sessionId, `${context}: the same session moved to the socket`);
-      const result = await within(h.client.callTool({ name: 'emit', arguments: { count: 5 } }), BOUND_MS, `${context}: a call`);
+      const result = await within(h.client.callTool({ name: 'emit', arguments: { count: 5 } }), `${context}: a call`, BOUND_MS);
       assert.deepEqual(result.structuredContent, { emitted: 5 }, `${context}: its result`);
       assert.equal(h.reports.length, 0, `${context}: no divergence: ${JSON.stringify(h.reports.map((r) => [r.code, r.error.message]))}`);
       assert.equal(h.fetches.filter((x) => x.startsWith('GET')).length, 1, `${context}: one GET only, no resume of the offer stream: ${JSON.stringify(h.fetches)}`);
@@ -474,7 +453,7 @@ describe('calls made while the session switches to the socket', () => {
     const h = await openClient(f);
     try {
       // connect() resolves with the offer GET in flight: this call races the offer.
-      const outcome = await within(settle(h.client.callTool({ name: 'emit', arguments: { count: 3 } })), BOUND_MS, 'the early call');
+      const outcome = await within(settle(h.client.callTool({ name: 'emit', arguments: { count: 3 } })), 'the early call', BOUND_MS);
       assert.ok(outcome.ok, `the early call failed: ${outcome.ok ? '' : String(outcome.error)} (reason ${outcome.ok ? '' : String(reasonOf(outcome.error) ?? (outcome.error as { code?: unknown }).code)})`);
       assert.deepEqual((outcome.value as { structuredContent?: unknown }).structuredContent, { emitted: 3 }, 'its result');
       const sessionId = h.transport.sessionId as string;
@@ -504,9 +483,9 @@ describe('calls made while the session switches to the socket', () => {
           });
         });
       });
-      const { call } = await within(held, BOUND_MS, 'the handshake request');
-      const outcome = await within(settle(call), BOUND_MS, 'the held call');
-      await waitFor(() => h.reports.length > 0, BOUND_MS, 'onDivergence');
+      const { call } = await within(held, 'the handshake request', BOUND_MS);
+      const outcome = await within(settle(call), 'the held call', BOUND_MS);
+      await waitFor(() => h.reports.length > 0, 'onDivergence', BOUND_MS);
       const report = h.reports[0] as DivergenceReport;
       const oldId = report.previousSessionId as string;
       const newId = report.sessionId as string;

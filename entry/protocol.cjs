@@ -1,0 +1,2 @@
+'use strict';
+module.exports = require('./esm-only.cjs').load('protocol', () => require('../dist/protocol/index.js'));

@@ -1,0 +1,2 @@
+'use strict';
+module.exports = require('./esm-only.cjs').load('stores/memory', () => require('../dist/store/memory.js'));

@@ -1,0 +1,21 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ContinuityClientTransport, fileCheckpoint } from 'mcp-continuity/client';
+
+const url = new URL(process.argv[2] ?? 'http://127.0.0.1:3000/mcp');
+const transport = new ContinuityClientTransport(url, {
+  checkpoint: fileCheckpoint('./client.ckpt'), // survive a client restart (default: memory)
+  onDivergence: (report) =>
+    console.warn(`session replaced after ${report.code}: ${report.failedRequests} request(s) failed, ` +
+      `detected in ${report.detectMs} ms, re-initialized in ${report.reinitializeMs} ms`),
+});
+const client = new Client({ name: 'my-app', version: '1.0.0' });
+await client.connect(transport);
+
+const { tools } = await client.listTools();
+console.log(`tools: ${tools.map((t) => t.name).join(', ')}`);
+const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+console.log(`add(2, 3) = ${JSON.stringify(result.content)}`);
+
+// Ends the session on the server (DELETE), forgets the checkpoint, and lets the process exit.
+await transport.terminateSession();
+await client.close();

@@ -1,0 +1,48 @@
+/**
+ * Every file under examples/ that the README shows runs, as written: the server snippet
+ * serves a tool, the client snippet calls it and exits by itself, the custom-store snippet
+ * types a store with the public interfaces and runs end to end.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertBuilt, lineMatching, runToEnd, spawnExample } from './run.js';
+
+test('examples/server.ts serves its tool; examples/client.ts calls it, ends its session and exits', { timeout: 120_000 }, async () => {
+  assertBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-examples-'));
+  const server = spawnExample('examples/server.ts', [], { cwd: dir, env: { PORT: '0', DB: join(dir, 'server.db') } });
+  try {
+    const [, url] = await lineMatching(server, /^listening on (http:\/\/\S+)$/, 'the example server to listen');
+    const client = await runToEnd(spawnExample('examples/client.ts', [url as string], { cwd: dir }), 'the example client');
+    assert.equal(client.code, 0, `client exit code; stderr: ${client.stderr}`);
+    assert.match(client.stdout, /^tools: add$/m, client.stdout);
+    assert.match(client.stdout, /^add\(2, 3\) = \[\{"type":"text","text":"5"\}\]$/m, client.stdout);
+    assert.equal(existsSync(join(dir, 'client.ckpt')), false, 'terminating the session forgot the checkpoint');
+    // SIGTERM: the server closes its listener and its store, and exits by itself.
+    const exited = runToEnd(server, 'the example server');
+    server.kill('SIGTERM');
+    const { code, stderr } = await exited;
+    assert.equal(code, 0, `server exit code after SIGTERM; stderr: ${stderr}`);
+  } finally {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('examples/custom-store.ts wraps a store through the public store types and runs to the end', { timeout: 60_000 }, async () => {
+  assertBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-examples-'));
+  try {
+    const run = await runToEnd(spawnExample('examples/custom-store.ts', [], { cwd: dir }), 'the custom-store example');
+    assert.equal(run.code, 0, `exit code; stderr: ${run.stderr}`);
+    const logged = /^events logged before they were sent: (\d+)$/m.exec(run.stdout);
+    assert.ok(logged, run.stdout);
+    // initialize's response, the tool call's priming event and its response at least.
+    assert.ok(Number(logged[1]) >= 3, `events were logged: ${logged[1]}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
