@@ -12,13 +12,17 @@ import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import { ProcessLock } from './sqlite-lock.js';
-import { checkSchema, migrate } from './sqlite-schema.js';
+import { SCHEMA_VERSION, checkSchema, migrate } from './sqlite-schema.js';
 import { toHead, toRecord, type SessionRow, type StreamRow, type TrimRow } from './sqlite-rows.js';
 import type {
   EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
 
-export { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
+/**
+ * Schema version this build writes. A value, not a re-export, so the published types of this
+ * subpath never reach the internal modules that name better-sqlite3's types.
+ */
+export const SQLITE_SCHEMA_VERSION: number = SCHEMA_VERSION;
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
