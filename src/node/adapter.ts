@@ -7,7 +7,6 @@
  * refused with a coded error, and nothing here returns a promise that can reject.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import { ContinuityError } from '../protocol/errors.js';
 import type { Endpoint } from '../server/endpoint.js';
 import { refusal, toRefusal } from '../server/http.js';
@@ -80,7 +79,7 @@ export function toRequest(req: IncomingMessage, res: ServerResponse, body?: stri
       headers.delete('content-encoding');
       headers.delete('transfer-encoding');
     } else {
-      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+      init.body = bodyStream(req, res);
       init.duplex = 'half';
     }
   }
@@ -89,6 +88,61 @@ export function toRequest(req: IncomingMessage, res: ServerResponse, body?: stri
   } catch {
     throw malformed('request');
   }
+}
+
+/** Bytes buffered from a request body ahead of its reader. */
+const BODY_HIGH_WATER = 64 * 1024;
+
+/**
+ * A request body as a web stream, with backpressure. A client that stops sending
+ * mid-body is a malformed request (a coded error), not an internal one. A body nobody
+ * reads to the end (a refusal) is drained and dropped once the response is done; the
+ * response then closes its connection.
+ */
+function bodyStream(req: IncomingMessage, res: ServerResponse): ReadableStream<Uint8Array> {
+  let open = true;
+  const detach = (): void => {
+    open = false;
+    req.off('data', onData);
+    req.resume();
+  };
+  let onData: (chunk: Buffer) => void = () => {};
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        onData = (chunk) => {
+          if (!open) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const fail = (): void => {
+          if (!open) return;
+          detach();
+          controller.error(new ContinuityError('request-malformed', 'Bad Request: the request body ended early'));
+        };
+        req.on('data', onData);
+        req.once('end', () => {
+          if (!open) return;
+          open = false;
+          controller.close();
+        });
+        req.on('error', fail);
+        req.once('close', () => {
+          if (!req.complete) fail();
+        });
+        res.once('close', () => {
+          if (open) fail();
+        });
+      },
+      pull() {
+        if (open) req.resume();
+      },
+      cancel() {
+        if (open) detach();
+      },
+    },
+    { highWaterMark: BODY_HIGH_WATER, size: (chunk) => chunk.byteLength },
+  );
 }
 
 /**
