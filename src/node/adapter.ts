@@ -120,6 +120,12 @@ function bodyStream(req: IncomingMessage, res: ServerResponse): ReadableStream<U
           detach();
           controller.error(new ContinuityError('request-malformed', 'Bad Request: the request body ended early'));
         };
+        if (req.readableEnded) {
+          // Someone else read it already (a framework's parser): nothing left to stream.
+          open = false;
+          controller.close();
+          return;
+        }
         req.on('data', onData);
         req.once('end', () => {
           if (!open) return;
