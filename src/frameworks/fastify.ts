@@ -49,6 +49,8 @@ export interface McpFastifyOptions {
   principal?: ((req: IncomingMessage) => string | undefined | Promise<string | undefined>) | undefined;
   /** What the SDK server's handlers see as `extra.authInfo`. */
   authInfo?: ((req: IncomingMessage) => unknown) | undefined;
+  /** On close, how long streams may take to send their last bytes before their sockets are destroyed, ms (default 2,000). */
+  closeGraceMs?: number | undefined;
 }
 
 /** Fastify's body errors, as the endpoint's own refusals. */
@@ -80,15 +82,30 @@ export function mcpFastify(endpoint: Endpoint, options: McpFastifyOptions = {}):
       reply.hijack();
       void writeResponse(reply.raw, refusal(new ContinuityError(code)));
     });
+    const live = new Map<ServerResponse, Promise<void>>();
     fastify.route({
       method: ['GET', 'POST', 'DELETE'],
       url: options.path ?? '/mcp',
       handler: async (request, reply) => {
         reply.hijack();
         // Fastify's parser has read the body when there was one to parse; otherwise it is unread.
-        await serveNode(endpoint, request.raw, reply.raw, context, request.raw.readableEnded ? (parsedBodyText(request.body) ?? '') : undefined);
+        const body = request.raw.readableEnded ? (parsedBodyText(request.body) ?? '') : undefined;
+        const served = serveNode(endpoint, request.raw, reply.raw, context, body);
+        live.set(reply.raw, served);
+        await served;
+        live.delete(reply.raw);
       },
     });
-    fastify.addHook('preClose', () => endpoint.close());
+    fastify.addHook('preClose', async () => {
+      await endpoint.close();
+      // The sessions ended their streams; let the last bytes go out so the connections are
+      // idle when Fastify closes the server (its keep-alive timeout would hold them for
+      // over a minute). A reader that stopped reading is not waited for.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeGraceMs ?? 2_000)));
+      await Promise.race([Promise.all(live.values()), grace]);
+      clearTimeout(timer);
+      for (const res of live.keys()) res.destroy();
+    });
   };
 }
