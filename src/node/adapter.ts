@@ -194,7 +194,7 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
       headers[key] = value;
     });
     // A request whose body was never read (a refusal) cannot keep its connection.
-    if (!res.req.complete) headers.connection = 'close';
+    if (res.req && !res.req.complete) headers.connection = 'close';
     res.writeHead(response.status, headers);
     if (!reader) {
       res.end();

@@ -9,14 +9,18 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createExampleServer } from '../../src/example/index.js';
+import { ContinuityClientTransport } from '../../src/client/index.js';
 import { mcpFastify } from '../../src/frameworks/fastify.js';
+import { upgradeHandler } from '../../src/node/websocket.js';
 import { createEndpoint, type Endpoint } from '../../src/server/index.js';
 import { waitFor, within } from '../helpers/wait.js';
 import { acceptanceRun } from './acceptance.js';
 
 async function start(options: Parameters<typeof createEndpoint>[0]): Promise<{ app: FastifyInstance; endpoint: Endpoint; port: number; url: URL }> {
   const endpoint = createEndpoint(options);
-  const app = Fastify();
+  // As docs/frameworks.md recommends: connections that never sent a request (a client's
+  // spare pooled socket) would otherwise hold close() for Fastify's keep-alive timeout.
+  const app = Fastify({ forceCloseConnections: true });
   // A route of the app's own, to show the plugin leaves its parsing alone.
   app.post('/echo', async (request) => ({ got: request.body }));
   await app.register(mcpFastify(endpoint));
@@ -82,5 +86,24 @@ describe('Fastify', () => {
       }
     }
     await client.close().catch(() => {});
+  });
+
+  it('the WebSocket upgrade on app.server', { timeout: 30_000 }, async () => {
+    const s = await start({ server: () => createExampleServer(), upgrade: { websocket: true }, keepAliveMs: 0 });
+    s.app.server.on('upgrade', upgradeHandler(s.endpoint, { path: '/mcp' }));
+    cleanup.push(() => s.app.close());
+    const transport = new ContinuityClientTransport(s.url, { upgrade: { websocket: true } });
+    const client = new Client({ name: 'ws-under-fastify', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      await waitFor(() => transport.upgraded, 'the transport to upgrade');
+      const progress: number[] = [];
+      const result = await within(client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }), 'emit over the socket');
+      assert.deepEqual(result.structuredContent, { emitted: 20 });
+      assert.equal(progress.length, 20);
+      assert.equal(transport.upgraded, true, 'still upgraded');
+    } finally {
+      await client.close();
+    }
   });
 });
