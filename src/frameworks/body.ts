@@ -27,5 +27,6 @@ export interface AuthInfoLike {
 export function principalOfAuth(auth: AuthInfoLike | undefined): string | undefined {
   if (!auth || typeof auth.clientId !== 'string') return undefined;
   const sub = auth.extra?.sub;
-  return typeof sub === 'string' ? `${auth.clientId} ${sub}` : auth.clientId;
+  // As JSON, so no client ID and subject can join into another pair's principal.
+  return typeof sub === 'string' ? JSON.stringify([auth.clientId, sub]) : auth.clientId;
 }

@@ -112,7 +112,7 @@ function bodyStream(req: IncomingMessage, res: ServerResponse): ReadableStream<U
       start(controller) {
         onData = (chunk) => {
           if (!open) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          controller.enqueue(new Uint8Array(chunk));
           if ((controller.desiredSize ?? 0) <= 0) req.pause();
         };
         const fail = (): void => {

@@ -67,6 +67,8 @@ describe('Express', () => {
     const expiresAt = Math.floor(Date.now() / 1000) + 3600;
     const verifier = {
       verifyAccessToken: async (token: string) => {
+        // u1/u2: two users of one OAuth client, told apart by the subject the verifier reports.
+        if (token === 'u1-token' || token === 'u2-token') return { token, clientId: 'app', scopes: ['mcp'], expiresAt, extra: { sub: token.slice(0, 2) } };
         if (token !== 'alice-token' && token !== 'bob-token') throw new Error('unknown token');
         return { token, clientId: token.replace('-token', ''), scopes: ['mcp'], expiresAt };
       },
@@ -104,6 +106,14 @@ describe('Express', () => {
       const own = await post('alice-token', sessionId);
       assert.equal(own.status, 200, 'alice still reaches her session');
       await own.body?.cancel();
+      // One client, two subjects: still two principals.
+      const u1 = new Client({ name: 'u1', version: '1.0.0' });
+      const u1Transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: 'Bearer u1-token' } } });
+      await u1.connect(u1Transport);
+      const u2Foreign = await post('u2-token', u1Transport.sessionId as string);
+      assert.equal(u2Foreign.status, 404, 'another subject of the same client: 404');
+      await u2Foreign.body?.cancel();
+      await u1.close();
       const anonymous = await fetch(url, { method: 'POST', headers: { 'mcp-session-id': sessionId }, body: '{}' });
       assert.equal(anonymous.status, 401, 'no token: refused by the auth middleware');
       await anonymous.body?.cancel();
