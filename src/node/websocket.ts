@@ -48,7 +48,13 @@ export interface WebSocketLike {
  * server.on('upgrade', upgradeHandler(endpoint, { path: '/mcp' }));
  * ```
  */
-export function upgradeHandler(endpoint: Endpoint, options: UpgradeHandlerOptions = {}): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function upgradeHandler(
+  endpoint: Endpoint,
+  options: UpgradeHandlerOptions | string = {},
+  /** With a path as the second argument (the older form): the frame limit. */
+  maxFrameBytes?: number,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  if (typeof options === 'string') options = { path: options, maxFrameBytes };
   const path = options.path ?? '/mcp';
   const context = contextOf(options);
   // noServer: we decide each handshake ourselves before ws completes it.
