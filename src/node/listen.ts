@@ -3,19 +3,28 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Endpoint } from '../server/endpoint.js';
 import { isLoopbackHost, loopbackGuard } from '../server/host-guard.js';
-import { toRequest, writeResponse } from './adapter.js';
+import { serveNode } from './adapter.js';
+import { contextOf, type RequestIdentity } from './identity.js';
 import { upgradeHandler } from './websocket.js';
 
-/** Options of {@link listen}. */
-export interface ListenOptions {
-  /** Port (default 3000; 0 picks a free one). */
-  port?: number;
-  /** Bind address (default `127.0.0.1`). Loopback binds get Host/Origin validation. */
-  host?: string;
+/** Options of {@link nodeHandler}. */
+export interface NodeHandlerOptions extends RequestIdentity {
   /** Path the endpoint answers on (default `/mcp`); others get 404. */
-  path?: string;
-  /** Largest WebSocket frame accepted after an upgrade, bytes (default 4 MiB). */
-  maxFrameBytes?: number;
+  path?: string | undefined;
+}
+
+/** Options of {@link listen}. */
+export interface ListenOptions extends NodeHandlerOptions {
+  /** Port (default 3000; 0 picks a free one). */
+  port?: number | undefined;
+  /** Bind address (default `127.0.0.1`). Loopback binds get Host/Origin validation. */
+  host?: string | undefined;
+  /**
+   * Largest WebSocket frame accepted from a client after an upgrade, bytes (default
+   * 4 MiB). A larger frame closes the socket with 1009 (message too big); the client
+   * then re-initializes, as for any lost upgraded session.
+   */
+  maxFrameBytes?: number | undefined;
 }
 
 /** A running listener. */
@@ -28,18 +37,24 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** A `node:http` request handler for `endpoint`, for use in an existing server. */
-export function nodeHandler(endpoint: Endpoint, path = '/mcp'): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * A `node:http` request handler for `endpoint`, for use in an existing server.
+ *
+ * @example
+ * ```ts
+ * const server = createServer(nodeHandler(endpoint, { principal: (req) => userOf(req) }));
+ * ```
+ */
+export function nodeHandler(endpoint: Endpoint, options: NodeHandlerOptions | string = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const { path = '/mcp', ...identity } = typeof options === 'string' ? { path: options } : options;
+  const context = contextOf(identity);
   return (req, res) => {
     const pathname = (req.url ?? '/').split('?')[0];
     if (pathname !== path) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
       return;
     }
-    void endpoint
-      .handle(toRequest(req, res))
-      .then((response) => writeResponse(res, response))
-      .catch(() => res.destroy());
+    void serveNode(endpoint, req, res, context);
   };
 }
 
@@ -55,9 +70,9 @@ export function nodeHandler(endpoint: Endpoint, path = '/mcp'): (req: IncomingMe
 export async function listen(endpoint: Endpoint, options: ListenOptions = {}): Promise<Listener> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const server = createServer(nodeHandler(endpoint, path));
+  const server = createServer(nodeHandler(endpoint, options));
   // WebSocket handshakes (the opt-in upgrade); the endpoint refuses them unless enabled.
-  server.on('upgrade', upgradeHandler(endpoint, path, options.maxFrameBytes ?? 4 * 1024 * 1024));
+  server.on('upgrade', upgradeHandler(endpoint, { ...options, path }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, host, () => {

@@ -72,7 +72,15 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const store = options.store ?? memoryStore({ retention: options.retention });
   const now = options.now ?? Date.now;
   const newSessionId = options.sessionId ?? (() => randomToken(24));
-  const onError = options.onError ?? (() => {});
+  const report = options.onError;
+  // A throwing onError must not become an unhandled rejection that ends the process.
+  const onError = (error: Error): void => {
+    try {
+      report?.(error);
+    } catch {
+      // Nowhere left to report it.
+    }
+  };
   let guard: HostGuardOptions | false | undefined = options.hostGuard;
   const upgrade = {
     websocket: options.upgrade?.websocket ?? false,

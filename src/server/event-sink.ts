@@ -12,7 +12,8 @@ export interface EventSink {
 
 /** The part of a WebSocket the core needs; the Node adapter wraps `ws` in it. */
 export interface SocketPort {
-  send(text: string): void;
+  /** Queues a text frame; `done` runs once it is written to the socket (or failed). */
+  send(text: string, done?: (error?: Error) => void): void;
   close(code: number, reason: string): void;
   /** Bytes queued and not yet written, for backpressure. */
   readonly bufferedAmount: number;
@@ -20,12 +21,16 @@ export interface SocketPort {
   onClose(listener: () => void): void;
 }
 
+/** Below this many queued bytes a paced replay writes its next page. */
+const LOW_WATER_BYTES = 1024 * 1024;
+
 /**
  * Events as WebSocket text frames: one JSON-RPC message per frame. Priming events carry
  * no message and are not sent. Over its byte budget the socket is closed, not buffered.
  */
 export class SocketSink implements EventSink {
   #ended = false;
+  #waiters: Array<() => void> = [];
   readonly #port: SocketPort;
   readonly #maxBufferedBytes: number;
 
@@ -34,6 +39,7 @@ export class SocketSink implements EventSink {
     this.#maxBufferedBytes = maxBufferedBytes;
     port.onClose(() => {
       this.#ended = true;
+      this.#wake();
     });
   }
 
@@ -43,7 +49,7 @@ export class SocketSink implements EventSink {
 
   write(events: ReadonlyArray<{ id: string; data: string }>): boolean {
     if (this.#ended) return false;
-    for (const e of events) if (e.data !== '') this.#port.send(e.data);
+    for (const e of events) if (e.data !== '') this.#port.send(e.data, this.#sent);
     if (this.#port.bufferedAmount > this.#maxBufferedBytes) {
       this.close();
       return false;
@@ -55,14 +61,26 @@ export class SocketSink implements EventSink {
     return !this.#ended;
   }
 
-  async drained(): Promise<void> {
-    // ws has no drain event; a short poll bounds memory during large replays.
-    while (!this.#ended && this.#port.bufferedAmount > 1024 * 1024) await new Promise((r) => setTimeout(r, 5));
+  drained(): Promise<void> {
+    if (this.#ended || this.#port.bufferedAmount <= LOW_WATER_BYTES) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   close(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#wake();
     this.#port.close(1000, 'closing');
+  }
+
+  /** A frame left for the socket: wake paced writers once the queue is low again. */
+  readonly #sent = (): void => {
+    if (this.#ended || this.#port.bufferedAmount <= LOW_WATER_BYTES) this.#wake();
+  };
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
   }
 }

@@ -58,6 +58,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'internal-error': [500, -32603, false],
   'store-fenced': [503, -32000, true],
   'store-locked': [500, -32603, false],
+  'request-malformed': [400, -32000, false],
 };
 
 /** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */

@@ -1,0 +1,32 @@
+/** A body a framework's parser already read, back to the text the endpoint validates. */
+
+/**
+ * The text of a parsed body: a string or bytes as they are, anything else (the object
+ * a JSON parser built) as JSON. `undefined` when there is no parsed body.
+ */
+export function parsedBodyText(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
+  return JSON.stringify(body);
+}
+
+/** Authentication info as the official SDK's `requireBearerAuth` leaves it on `req.auth`. */
+export interface AuthInfoLike {
+  readonly clientId: string;
+  readonly token?: string | undefined;
+  readonly scopes?: readonly string[] | undefined;
+  readonly extra?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * The default principal of a request authenticated the SDK's way: the token's client ID,
+ * refined by `extra.sub` when the token verifier reports a subject (one client may act
+ * for many users, and a session must not pass between them).
+ */
+export function principalOfAuth(auth: AuthInfoLike | undefined): string | undefined {
+  if (!auth || typeof auth.clientId !== 'string') return undefined;
+  const sub = auth.extra?.sub;
+  // As JSON, so no client ID and subject can join into another pair's principal.
+  return typeof sub === 'string' ? JSON.stringify([auth.clientId, sub]) : auth.clientId;
+}
