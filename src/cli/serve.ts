@@ -6,21 +6,12 @@ import { createEndpoint } from '../server/endpoint.js';
 import { memoryStore } from '../store/memory.js';
 import { sqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
-import { UsageError } from './usage.js';
+import { allowHosts } from '../server/host-guard.js';
+import type { Endpoint } from '../server/endpoint.js';
+import { checkSqlitePath, ensurePortFree } from './preflight.js';
+import { StartupError, UsageError, version } from './usage.js';
 
-export const SERVE_USAGE = `Usage: mcp-continuity serve [--port N] [--host H] [--path P] [--store S] [--json]
-
-Starts the example MCP server (tools, resources, prompts; the tool "emit" streams
-notifications) on a continuity-proving Streamable HTTP endpoint.
-
-  --port N       port to listen on (default 3000; 0 picks a free port)
-  --host H       address to bind (default 127.0.0.1; loopback binds validate Host/Origin)
-  --path P       endpoint path (default /mcp)
-  --store S      sqlite:PATH (default sqlite:./mcp-continuity.db: sessions survive
-                 restarts) or memory (sessions die with the process)
-  --json         answer POSTs with JSON instead of SSE
-  --websocket    offer the SSE→WebSocket upgrade to clients that ask for it
-  --quiet        print only the URL`;
+export { SERVE_USAGE } from './usage.js';
 
 /** The store `serve` uses when none is named: SQLite, the embedded default. */
 export const DEFAULT_STORE = 'sqlite:./mcp-continuity.db';
@@ -32,6 +23,7 @@ export function openStore(spec: string): Store {
   throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory or sqlite:PATH`);
 }
 
+/** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
 export async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -43,13 +35,26 @@ export async function serve(argv: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
       websocket: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      'allowed-hosts': { type: 'string', default: '' },
     },
     strict: true,
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
-  const store = openStore(values.store);
-  const endpoint = createEndpoint({
+  // Number('') is 0, which would silently pick a random port.
+  const port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
+  const allowedHosts = values['allowed-hosts'].split(',').map((h) => h.trim()).filter((h) => h !== '');
+  if (allowedHosts.some((h) => /[\s/@]/.test(h))) throw new UsageError(`--allowed-hosts takes host names or host:port, comma-separated; got ${JSON.stringify(values['allowed-hosts'])}`, 'serve');
+  // Nothing is created (no database file) until the port is known to be free.
+  await ensurePortFree(port, values.host);
+  if (values.store.startsWith('sqlite:') && values.store !== 'sqlite:') checkSqlitePath(values.store.slice('sqlite:'.length));
+  let store: Store;
+  try {
+    store = openStore(values.store);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new StartupError(`cannot open store ${values.store}: ${(error as Error).message}`);
+  }
+  const created = createEndpoint({
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,
@@ -58,8 +63,20 @@ export async function serve(argv: string[]): Promise<void> {
       if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
     },
   });
-  const listener = await listen(endpoint, { port, host: values.host, path: values.path });
-  console.log(values.quiet ? listener.url.href : `mcp-continuity serving the example server at ${listener.url.href} (store: ${values.store})`);
+  // The loopback guard is set by listen() once the port is known; extend it with --allowed-hosts.
+  const endpoint: Endpoint = Object.create(created, {
+    defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => created.defaultHostGuard(allowHosts(guard, allowedHosts)) },
+  }) as Endpoint;
+  let listener: Awaited<ReturnType<typeof listen>>;
+  try {
+    listener = await listen(endpoint, { port, host: values.host, path: values.path });
+  } catch (error) {
+    await store.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${port} on ${values.host} is already in use: stop what holds it, or pick another with --port (0 picks a free one)`);
+    throw new StartupError(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
+  }
+  console.log(values.quiet ? listener.url.href : banner(listener.url.href, values.store));
   const stop = async (): Promise<void> => {
     await listener.close();
     await store.close();
@@ -67,4 +84,20 @@ export async function serve(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+}
+
+/** What `serve` prints on start: the version, and two ways to connect. */
+function banner(url: string, store: string): string {
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1.0.0' } },
+  });
+  return [
+    `mcp-continuity ${version()} serving the example server at ${url} (store: ${store})`,
+    `  try it:   curl -sN ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '${init}'`,
+    `  inspect:  npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list`,
+    `  audit:    npx mcp-continuity probe ${url}`,
+  ].join('\n');
 }
