@@ -1,0 +1,86 @@
+/**
+ * The probe against real servers: the official SDK v1 example (`simpleStreamableHttp` with
+ * its InMemoryEventStore) and our own `serve`, each a real child process.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/processes.js';
+import type { ProbeReport } from '../../src/cli/probe/model.js';
+import { runCli, startCli, stop } from './run-cli.js';
+
+const SDK_EXAMPLE = fileURLToPath(import.meta.resolve('@modelcontextprotocol/sdk/examples/server/simpleStreamableHttp.js'));
+
+function verdicts(report: ProbeReport): Record<string, string> {
+  return Object.fromEntries(report.checks.map((c) => [c.id, c.verdict]));
+}
+
+test('against the official SDK example: the silent 200 on an unknown cursor and the same-millisecond reorder are FAILs', { timeout: 60_000 }, async (t) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [SDK_EXAMPLE], { env: { ...process.env, MCP_PORT: String(port) }, stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => stop(child));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) => l.includes('listening') && resolve());
+    child.once('exit', (code) => reject(new Error(`SDK example exited with ${code}`)));
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'mcpc-probe-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const junit = join(dir, 'probe.xml');
+  const r = await runCli(['probe', `http://127.0.0.1:${port}/mcp`, '--json', '--junit', junit], { timeoutMs: 50_000 });
+  assert.equal(r.code, 1, `exit 1 on FAIL\n${r.stderr}`);
+  const report = JSON.parse(r.stdout) as ProbeReport;
+  const v = verdicts(report);
+  assert.equal(v['unknown-cursor'], 'FAIL');
+  const cursor = report.checks.find((c) => c.id === 'unknown-cursor');
+  assert.match(cursor?.detail ?? '', /silent 200/);
+  assert.equal(v['burst-order'], 'FAIL');
+  const burst = report.checks.find((c) => c.id === 'burst-order');
+  assert.ok((burst?.timeline?.reordered ?? 0) > 0, `reorder found: ${burst?.detail}`);
+  assert.equal(v['resume-get'], 'FAIL', 'the GET stream replays nothing');
+  assert.equal(v['replay-epoch'], 'FAIL');
+  assert.equal(v['unknown-session'], 'pass');
+  for (const c of report.checks) {
+    assert.ok(c.guards.length > 10 && c.detail.length > 5, `${c.id} names what it guards and why`);
+    if (c.verdict !== 'n/a') assert.ok(c.evidence.length > 0, `${c.id} has evidence`);
+  }
+  const xml = readFileSync(junit, 'utf8');
+  assert.match(xml, /<testsuites [^>]*failures="[1-9]/);
+  assert.match(xml, /<failure message="[^"]*silent 200/);
+});
+
+test('against our serve: every check passes, across a kill -9 and restart too', { timeout: 90_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpc-probe-ours-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = `sqlite:${join(dir, 'probe.db')}`;
+  const port = await freePort();
+  let server = await startCli(['serve', '--port', String(port), '--store', db, '--quiet']);
+  t.after(() => stop(server.child));
+  // --restart-cmd: the test stands in for a process manager; it kill -9s and restarts the server.
+  const { createServer } = await import('node:http');
+  const restarter = createServer((_req, res) => {
+    void (async () => {
+      await stop(server.child);
+      server = await startCli(['serve', '--port', String(port), '--store', db, '--quiet']);
+      res.end('restarted');
+    })();
+  });
+  await new Promise<void>((resolve) => restarter.listen(0, '127.0.0.1', resolve));
+  t.after(() => restarter.close());
+  const hook = `http://127.0.0.1:${(restarter.address() as { port: number }).port}/`;
+  const restartCmd = `${JSON.stringify(process.execPath)} -e "fetch('${hook}').then(r => r.text()).then(() => process.exit(0), () => process.exit(1))"`;
+  const r = await runCli(['probe', server.line.trim(), '--json', '--restart-cmd', restartCmd], { timeoutMs: 80_000 });
+  const report = JSON.parse(r.stdout) as ProbeReport;
+  const failed = report.checks.filter((c) => c.verdict === 'FAIL');
+  assert.deepEqual(failed.map((c) => `${c.id}: ${c.detail}`), [], 'no FAIL');
+  assert.equal(r.code, 0);
+  assert.equal(report.checks.find((c) => c.id === 'replica')?.verdict, 'n/a', 'no --replica given');
+  const v = verdicts(report);
+  for (const id of ['unknown-session', 'delete-session', 'priming', 'resume-get', 'resume-post', 'burst-order', 'unknown-cursor', 'foreign-cursor', 'event-ids', 'replay-epoch', 'host-origin', 'restart']) {
+    assert.equal(v[id], 'pass', id);
+  }
+});
