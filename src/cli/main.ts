@@ -45,7 +45,8 @@ function argsMessage(error: Error & { code?: unknown }): string | undefined {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (typeof code === 'number') process.exitCode = code;
+    // One-shot commands end here, even if a client library left a reconnect timer behind.
+    if (typeof code === 'number') process.exit(code);
   },
   (error: unknown) => {
     const command = process.argv[2];

@@ -1,3 +1,76 @@
-export async function demo(_argv: string[]): Promise<number> {
+/** `mcp-continuity demo`: our client and the official SDK client, side by side, through faults. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startHttpChaosProxy } from '../../chaos/http-proxy.js';
+import { UsageError } from '../usage.js';
+import { observe, ServerProcess, type Observation } from './scenario.js';
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+/** Side-by-side rows of one scenario. */
+export function renderScenario(title: string, rows: Observation[], colour: boolean): string {
+  const paint = (t: string, code: string): string => (colour ? `\x1b[${code}m${t}\x1b[0m` : t);
+  const bad = (n: number): string => (n > 0 ? paint(String(n), '31;1') : String(n));
+  const lines = [paint(title, '1'), `  ${'client'.padEnd(16)}${'events'.padStart(7)}${'lost'.padStart(6)}${'dup'.padStart(5)}${'reord'.padStart(7)}  ${'divergence detected'.padEnd(30)}call`];
+  for (const r of rows) {
+    const d = r.divergences[0];
+    const detected = d ? `${d.code} in ${d.detectMs} ms` : 'none';
+    const outcome = r.outcome === 'completed' ? paint('completed', '32') : paint(`${r.outcome}: ${r.detail}`, '31');
+    lines.push(`  ${r.client.padEnd(16)}${String(r.received).padStart(7)}${bad(r.lost).padStart(colour && r.lost > 0 ? 15 : 6)}${bad(r.duplicated).padStart(colour && r.duplicated > 0 ? 14 : 5)}${bad(r.reordered).padStart(colour && r.reordered > 0 ? 16 : 7)}  ${detected.padEnd(30)}${outcome}`);
+  }
+  return lines.join('\n');
+}
+
+/** Runs the demo; resolves to its exit code. */
+export async function demo(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { events: { type: 'string', default: '200' }, 'no-color': { type: 'boolean', default: false } }, strict: true });
+  if (!/^\d+$/.test(values.events) || Number(values.events) < 30 || Number(values.events) > 5000) throw new UsageError(`--events must be a whole number from 30 to 5000, got ${JSON.stringify(values.events)}`, 'demo');
+  const events = Number(values.events);
+  const colour = process.stdout.isTTY && !values['no-color'] && !process.env['NO_COLOR'];
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-continuity-demo-'));
+  const server = new ServerProcess(await freePort(), join(dir, 'demo.db'));
+  const started = performance.now();
+  try {
+    const direct = await server.start();
+    const proxy = await startHttpChaosProxy({ targets: [direct.origin], cutAfterEvents: Math.max(10, Math.floor(events / 6)), mode: 'rst', seed: 1 });
+    const url = new URL(direct.pathname, proxy.url);
+    console.log(`server ${direct.href} (SQLite in ${dir}), chaos proxy ${url.href}`);
+    console.log(`each client calls emit for ${events} events, 10 ms apart\n`);
+    try {
+      const cut: Observation[] = [];
+      for (const client of ['mcp-continuity', 'official SDK'] as const) cut.push(await observe(client, url, events, { hangMs: 10_000 }));
+      console.log(renderScenario(`1. the proxy resets every response after ${Math.max(10, Math.floor(events / 6))} events`, cut, colour));
+      proxy.configure({ cutAfterEvents: undefined });
+      const restart: Observation[] = [];
+      for (const client of ['mcp-continuity', 'official SDK'] as const) {
+        restart.push(
+          await observe(client, url, events, {
+            hangMs: 10_000,
+            trigger: Math.floor(events / 3),
+            during: async () => {
+              await server.kill9();
+              await server.start();
+            },
+          }),
+        );
+      }
+      console.log(`\n${renderScenario(`2. kill -9 of the server after ${Math.floor(events / 3)} events, restarted on the same SQLite file`, restart, colour)}`);
+      console.log(`\nmcp-continuity proves continuity on every resume or fails the call with a typed error; finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } finally {
+      await proxy.close();
+    }
+  } finally {
+    await server.kill9();
+    rmSync(dir, { recursive: true, force: true });
+  }
   return 0;
 }
