@@ -84,3 +84,28 @@ test('against our serve: every check passes, across a kill -9 and restart too', 
     assert.equal(v[id], 'pass', id);
   }
 });
+
+test('a stateless server (no session, GET → 405) gets "not applicable", not failures', { timeout: 60_000 }, async (t) => {
+  const { createServer } = await import('node:http');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { createExampleServer } = await import('../../src/example/index.js');
+  // The 2026-07-28 shape: every POST stands alone, nothing to resume, GET is refused.
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({});
+    const mcp = createExampleServer();
+    res.on('close', () => void transport.close().then(() => mcp.close()));
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  const r = await runCli(['probe', `http://127.0.0.1:${port}/mcp`, '--json'], { timeoutMs: 50_000 });
+  const report = JSON.parse(r.stdout) as ProbeReport;
+  assert.equal(report.server.stateless, true);
+  const applicable = report.checks.filter((c) => c.verdict !== 'n/a').map((c) => c.id);
+  assert.deepEqual(applicable, ['host-origin'], 'only the Host/Origin check applies');
+});
