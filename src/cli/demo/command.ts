@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { startHttpChaosProxy } from '../../chaos/http-proxy.js';
 import { UsageError } from '../usage.js';
 import { observe, ServerProcess, type Observation } from './scenario.js';
+import { startReferenceServer } from './sdk-server.js';
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -28,6 +29,35 @@ export function renderScenario(title: string, rows: Observation[], colour: boole
     lines.push(`  ${r.client.padEnd(16)}${String(r.received).padStart(7)}${bad(r.lost).padStart(colour && r.lost > 0 ? 15 : 6)}${bad(r.duplicated).padStart(colour && r.duplicated > 0 ? 14 : 5)}${bad(r.reordered).padStart(colour && r.reordered > 0 ? 16 : 7)}  ${detected.padEnd(30)}${outcome}`);
   }
   return lines.join('\n');
+}
+
+/** One line on what the rows add up to: silent damage per client. */
+export function summary(rows: Observation[]): string {
+  const silent = (client: Observation['client']): number =>
+    rows.filter((r) => r.client === client && r.outcome === 'completed').reduce((sum, r) => sum + r.lost + r.duplicated + r.reordered, 0);
+  const ours = silent('mcp-continuity');
+  const sdk = silent('official SDK');
+  return `calls that completed with lost, duplicated or reordered events: mcp-continuity ${ours}, official SDK ${sdk}`;
+}
+
+/** Scenario 3: the same clients against the SDK's reference server, one cut inside a burst. */
+async function referenceBurst(events: number): Promise<Observation[]> {
+  const reference = await startReferenceServer();
+  try {
+    const rows: Observation[] = [];
+    for (const client of ['mcp-continuity', 'official SDK'] as const) {
+      // Cut the first response only: the resume itself is left alone.
+      const proxy = await startHttpChaosProxy({ targets: [reference.url.origin], cutAfterEvents: 30, mode: 'rst', onFault: () => proxy.configure({ cutAfterEvents: undefined }) });
+      try {
+        rows.push(await observe(client, new URL(reference.url.pathname, proxy.url), events, { hangMs: 5_000, intervalMs: 0 }));
+      } finally {
+        await proxy.close();
+      }
+    }
+    return rows;
+  } finally {
+    await reference.close();
+  }
 }
 
 /** Runs the demo; resolves to its exit code. */
@@ -64,7 +94,9 @@ export async function demo(argv: string[]): Promise<number> {
         );
       }
       console.log(`\n${renderScenario(`2. kill -9 of the server after ${Math.floor(events / 3)} events, restarted on the same SQLite file`, restart, colour)}`);
-      console.log(`\nmcp-continuity proves continuity on every resume or fails the call with a typed error; finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      const burst = await referenceBurst(events);
+      console.log(`\n${renderScenario(`3. the official SDK server (InMemoryEventStore): ${events} events in one burst, the stream reset after 30`, burst, colour)}`);
+      console.log(`\n${summary([...cut, ...restart, ...burst])}; finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     } finally {
       await proxy.close();
     }

@@ -59,7 +59,7 @@ export async function observe(
   kind: Observation['client'],
   url: URL,
   events: number,
-  options: { trigger?: number; during?: () => Promise<void>; hangMs: number },
+  options: { trigger?: number; during?: () => Promise<void>; hangMs: number; intervalMs?: number },
 ): Promise<Observation> {
   const divergences: DivergenceReport[] = [];
   const seqs: number[] = [];
@@ -80,7 +80,7 @@ export async function observe(
     const hung = new Promise<'hung'>((resolve) => {
       timer = setTimeout(() => resolve('hung'), options.hangMs);
     });
-    const call = client.callTool({ name: 'emit', arguments: { count: events, intervalMs: 10 } }, undefined, { timeout: options.hangMs * 2 });
+    const call = client.callTool({ name: 'emit', arguments: { count: events, intervalMs: options.intervalMs ?? 10 } }, undefined, { timeout: options.hangMs * 2 });
     const result = await Promise.race([call, hung]).finally(() => clearTimeout(timer));
     call.catch(() => undefined);
     if (result === 'hung') {
