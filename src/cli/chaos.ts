@@ -46,7 +46,7 @@ export async function chaos(argv: string[]): Promise<void> {
     cutProbability: probability,
     mode: values.mode as 'fin' | 'rst' | 'stall',
     delayMs: count(values.delay, '--delay'),
-    onFault: (f) => console.log(`fault: request ${f.request} to ${f.target}: ${f.kind} after ${f.events} events, ${f.bytes} bytes`),
+    onFault: (f) => console.log(`fault: request ${f.request} to ${f.target}: ${f.kind} after ${f.events} event${f.events === 1 ? '' : 's'}, ${f.bytes} bytes`),
   }).catch((error: NodeJS.ErrnoException) => {
     throw new StartupError(error.code === 'EADDRINUSE' ? `port ${port} is already in use: pick another with --port (0 picks a free one)` : `cannot listen: ${error.message}`);
   });

@@ -67,3 +67,23 @@ test('round robin per request across targets, with Host rewritten to each target
     [...servers, ...servers].map((s) => `${s.name} ${new URL(s.url).host}`),
   );
 });
+
+test('mcp-continuity chaos from the command line: prints its URL and seed, forwards past the Host guard, reports faults', { timeout: 30_000 }, async (t) => {
+  const { startCli, stop } = await import('../cli/run-cli.js');
+  const server = await guardedServer();
+  t.after(() => server.close());
+  const { child, line, output } = await startCli(['chaos', '--target', server.url.origin, '--cut-after-events', '1', '--seed', '9']);
+  t.after(() => stop(child));
+  assert.match(line, /^http:\/\/127\.0\.0\.1:\d+\/ → 127\.0\.0\.1:\d+ \(seed 9\)$/);
+  const proxied = new URL('/mcp', line.split(' ')[0]);
+  const response = await fetch(proxied, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  assert.equal(response.status, 200, 'the loopback guard accepts the rewritten Host');
+  const text = await response.text();
+  assert.match(text, /"serverInfo"/);
+  const { waitFor } = await import('../helpers/wait.js');
+  await waitFor(() => /fault: request 0 to 127\.0\.0\.1:\d+: fin after 1 event,/.test(output()), 'the fault line');
+});

@@ -109,3 +109,30 @@ test('a stateless server (no session, GET → 405) gets "not applicable", not fa
   const applicable = report.checks.filter((c) => c.verdict !== 'n/a').map((c) => c.id);
   assert.deepEqual(applicable, ['host-origin'], 'only the Host/Origin check applies');
 });
+
+test('--replica: a replica without the session refuses explicitly (404), which passes', { timeout: 60_000 }, async (t) => {
+  const a = await startCli(['serve', '--port', '0', '--store', 'memory', '--quiet']);
+  const b = await startCli(['serve', '--port', '0', '--store', 'memory', '--quiet']);
+  t.after(async () => {
+    await stop(a.child);
+    await stop(b.child);
+  });
+  const r = await runCli(['probe', a.line.trim(), '--json', '--replica', b.line.trim()], { timeoutMs: 50_000 });
+  const report = JSON.parse(r.stdout) as ProbeReport;
+  const replica = report.checks.find((c) => c.id === 'replica');
+  assert.equal(replica?.verdict, 'pass', replica?.detail);
+  assert.match(replica?.detail ?? '', /refused explicitly with HTTP 404/);
+});
+
+test('probe: bad arguments get one line and exit 2; an unreachable server one line and exit 1', async () => {
+  for (const args of [['probe'], ['probe', 'not a url'], ['probe', 'http://127.0.0.1:1/mcp', '--args', '{}'], ['probe', 'http://127.0.0.1:1/mcp', '--tool', 'x', '--args', '[1]'], ['probe', 'http://127.0.0.1:1/mcp', '--timeout', 'soon']]) {
+    const r = await runCli(args);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stderr.trim().split('\n').length, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /mcp-continuity probe --help/);
+  }
+  const port = await freePort();
+  const r = await runCli(['probe', `http://127.0.0.1:${port}/mcp`]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr.trim(), /^mcp-continuity: cannot reach .*ECONNREFUSED; is the server running\?$/);
+});
