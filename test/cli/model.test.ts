@@ -5,6 +5,7 @@ import { analyzeTimeline, eventKey, tally, type ProbeReport } from '../../src/cl
 import { renderHtml } from '../../src/cli/probe/render-html.js';
 import { renderJunit } from '../../src/cli/probe/render-junit.js';
 import { renderText } from '../../src/cli/probe/render-text.js';
+import { judgeAcrossBoundary, judgeForgedCursor, judgeResume } from '../../src/cli/probe/verdicts.js';
 
 const keys = (n: number): string[] => Array.from({ length: n }, (_, i) => `log ${i + 1}`);
 
@@ -69,4 +70,20 @@ test('renderers: counts, escaping, colour only when asked', () => {
   assert.match(html, /x &#60;y&#62;/);
   assert.match(html, /<svg class="timeline" id="timeline-b"/);
   assert.equal((html.match(/class="mark lost"/g) ?? []).length, 1);
+});
+
+test('verdict rules: a plain resume must continue exactly; across a boundary an explicit refusal passes', () => {
+  const exact = analyzeTimeline(keys(4), keys(4).slice(0, 1), keys(4).slice(1));
+  const holed = analyzeTimeline(keys(4), keys(4).slice(0, 1), ['log 4']);
+  assert.equal(judgeResume({ status: 200, reason: '', timeline: exact }).verdict, 'pass');
+  assert.equal(judgeResume({ status: 200, reason: '', timeline: holed }).verdict, 'FAIL');
+  assert.equal(judgeResume({ status: 409, reason: 'cursor-ahead', timeline: exact }).verdict, 'FAIL', 'refusing an honourable cursor fails');
+  assert.equal(judgeAcrossBoundary('restart', { status: 404, reason: 'session-not-found', timeline: holed }).verdict, 'pass');
+  assert.equal(judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: holed, terminal: 'request-abandoned' }).verdict, 'pass');
+  assert.equal(judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: holed }).verdict, 'FAIL', 'a silent hole fails');
+  assert.equal(judgeAcrossBoundary('restart', { status: 503, reason: '', timeline: exact }).verdict, 'FAIL');
+  assert.equal(judgeAcrossBoundary('replica', { status: 200, reason: '', timeline: exact }).verdict, 'pass');
+  assert.equal(judgeForgedCursor('x', 400, 0).verdict, 'pass');
+  assert.match(judgeForgedCursor('x', 200, 0).detail, /silent 200 with 0 events/);
+  assert.equal(judgeForgedCursor('x', 500, 0).verdict, 'FAIL');
 });

@@ -1,7 +1,7 @@
 /** Checks across boundaries: a server restart, another replica, the SSE→WebSocket upgrade. */
 import { exec } from 'node:child_process';
-import { describeTimeline, intact } from './model.js';
-import { fail, notApplicable, pass, refuses, type Check, type CheckContext, type Outcome } from './check.js';
+import { judgeAcrossBoundary } from './verdicts.js';
+import { fail, notApplicable, pass, type Check, type CheckContext, type Outcome } from './check.js';
 import { closeSession, openSession, sessionHeaders } from './session.js';
 import { cutAndResume, reasonOf, reference, terminalError } from './stream-run.js';
 import { exchange } from './wire.js';
@@ -43,12 +43,8 @@ async function acrossBoundary(ctx: CheckContext, what: string, between: (() => P
     const run = await cutAndResume(ctx, session, tool, ref.keys, options);
     if ('refusedCall' in run) return notApplicable('the call stream carried no event IDs', [run.refusedCall.evidence]);
     const { resume, timeline, evidence } = run;
-    if (refuses(resume.status)) return pass(`${what}: refused explicitly with HTTP ${resume.status} (${reasonOf(resume)})`, evidence, timeline);
-    if (resume.status !== 200) return fail(`${what}: HTTP ${resume.status}, neither a resume nor an explicit refusal`, evidence, timeline);
-    const terminal = terminalError(resume);
-    if (terminal !== undefined && timeline.duplicated === 0 && timeline.reordered === 0) return pass(`${what}: the call failed explicitly (${terminal})`, evidence, timeline);
-    if (!intact(timeline)) return fail(`${what}: resumed with 200 but ${describeTimeline(timeline)}`, evidence, timeline);
-    return pass(`${what}: resumed exactly, ${describeTimeline(timeline)}`, evidence, timeline);
+    const judged = judgeAcrossBoundary(what, { status: resume.status, reason: reasonOf(resume), timeline, terminal: terminalError(resume) });
+    return { ...judged, evidence, timeline };
   } finally {
     await closeSession(ctx, session);
   }

@@ -3,6 +3,7 @@ import { analyzeTimeline, describeTimeline, eventKey, intact } from './model.js'
 import { fail, notApplicable, pass, refuses, type Check, type CheckContext } from './check.js';
 import { callTool, closeSession, messages, openSession, payloadEvents, sessionHeaders, type ProbeSession } from './session.js';
 import { cutAndResume, reasonOf, reference } from './stream-run.js';
+import { judgeForgedCursor, judgeResume } from './verdicts.js';
 import { exchange, type SseEvent } from './wire.js';
 
 /** Runs `body` on a fresh session, closing it afterwards. */
@@ -49,9 +50,9 @@ export const resumePost: Check = {
       if (ref.call.ended === 'not-sse') return notApplicable('the server answers tool calls with JSON, not a stream', [ref.call.evidence]);
       const run = await cutAndResume(ctx, session, tool, ref.keys);
       if ('refusedCall' in run) return notApplicable('the call stream carried no event IDs to resume from', [run.refusedCall.evidence]);
-      if (run.resume.status !== 200) return fail(`the resume was refused with HTTP ${run.resume.status} (${reasonOf(run.resume)}) although nothing was lost`, run.evidence, run.timeline);
-      if (!intact(run.timeline)) return fail(`resumed with 200 but ${describeTimeline(run.timeline)}`, run.evidence, run.timeline);
-      return pass(`cut after ${run.timeline.marks.findIndex((m) => m.kind === 'cut')} events, resumed exactly: ${describeTimeline(run.timeline)}`, run.evidence, run.timeline);
+      const judged = judgeResume({ status: run.resume.status, reason: reasonOf(run.resume), timeline: run.timeline });
+      const cutAt = run.timeline.marks.findIndex((m) => m.kind === 'cut');
+      return { ...judged, detail: `cut after ${cutAt} events; ${judged.detail}`, evidence: run.evidence, timeline: run.timeline };
     }),
 };
 
@@ -76,10 +77,7 @@ export const resumeGet: Check = {
         const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, 'last-event-id': cursor }, idleMs: Math.max(1000, ctx.intervalMs * 20) }, ctx.timeoutMs);
         const expected = Array.from({ length: ctx.events }, (_, i) => `log ${i + 1}`);
         const timeline = analyzeTimeline(expected, messages(cut.events).map(eventKey), resume.status === 200 ? messages(resume.events).map(eventKey) : []);
-        const evidence = [cut.evidence, resume.evidence];
-        if (resume.status !== 200) return fail(`the resume was refused with HTTP ${resume.status} (${reasonOf(resume)}) although nothing was lost`, evidence, timeline);
-        if (!intact(timeline)) return fail(`resumed with 200 but ${describeTimeline(timeline)}`, evidence, timeline);
-        return pass(`resumed exactly: ${describeTimeline(timeline)}`, evidence, timeline);
+        return { ...judgeResume({ status: resume.status, reason: reasonOf(resume), timeline }), evidence: [cut.evidence, resume.evidence], timeline };
       }
       // Nothing to make the GET stream talk: resume from its first ID and expect a continued stream.
       const first = await exchange({ method: 'GET', url: ctx.url, headers, cutWhen: (e) => e.some((x) => x.id), idleMs: 1000 }, ctx.timeoutMs);
@@ -149,10 +147,8 @@ export const unknownCursor: Check = {
         const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { 'last-event-id': cursor }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
         evidence.push(resume.evidence);
         if (resume.status === 405) return notApplicable('the server offers no GET stream (405)', evidence);
-        if (!refuses(resume.status)) {
-          const what = resume.status === 200 ? `a silent ${resume.status} with ${messages(resume.events).length} events` : `HTTP ${resume.status}`;
-          return fail(`Last-Event-ID ${JSON.stringify(cursor)} got ${what}, not an explicit refusal`, evidence);
-        }
+        const judged = judgeForgedCursor(cursor, resume.status, messages(resume.events).length);
+        if (judged.verdict === 'FAIL') return { ...judged, evidence };
       }
       return pass('forged cursors got explicit 4xx refusals', evidence);
     }),
