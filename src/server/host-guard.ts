@@ -61,13 +61,14 @@ export function checkHostAndOrigin(guard: HostGuardOptions, host: string | null,
   if (guard.allowedHosts && !(host !== null && includes(guard.allowedHosts, host))) {
     throw new ContinuityError(
       'host-forbidden',
-      `Forbidden: Host ${JSON.stringify(String(host).slice(0, 100))} not allowed (behind a proxy or port-forward? allow it with hostGuard.allowedHosts, or serve --allowed-hosts)`,
+      // The echoed value is cut short: it is attacker input, and the hint must stay readable.
+      `Forbidden: Host ${JSON.stringify(String(host).slice(0, 60))} not allowed (behind a proxy? allow it: serve --allowed-hosts, or hostGuard.allowedHosts)`,
     );
   }
   if (origin !== null && guard.allowedOrigins && !includes(guard.allowedOrigins, origin)) {
     throw new ContinuityError(
       'origin-forbidden',
-      `Forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} not allowed (allow its host with hostGuard.allowedOrigins, or serve --allowed-hosts)`,
+      `Forbidden: Origin ${JSON.stringify(origin.slice(0, 60))} not allowed (allow it: serve --allowed-hosts, or hostGuard.allowedOrigins)`,
     );
   }
 }
