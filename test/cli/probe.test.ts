@@ -125,7 +125,7 @@ test('--replica: a replica without the session refuses explicitly (404), which p
 });
 
 test('probe: bad arguments get one line and exit 2; an unreachable server one line and exit 1', async () => {
-  for (const args of [['probe'], ['probe', 'not a url'], ['probe', 'http://127.0.0.1:1/mcp', '--args', '{}'], ['probe', 'http://127.0.0.1:1/mcp', '--tool', 'x', '--args', '[1]'], ['probe', 'http://127.0.0.1:1/mcp', '--timeout', 'soon']]) {
+  for (const args of [['probe'], ['probe', 'not a url'], ['probe', 'http://127.0.0.1:1/mcp', '--args', '{}'], ['probe', 'http://127.0.0.1:1/mcp', '--tool', 'x', '--args', '[1]'], ['probe', 'http://127.0.0.1:1/mcp', '--timeout', 'soon'], ['probe', 'http://127.0.0.1:1/mcp', '--report', '/nonexistent-dir/r.html']]) {
     const r = await runCli(args);
     assert.equal(r.code, 2, args.join(' '));
     assert.equal(r.stderr.trim().split('\n').length, 1, `${args.join(' ')}: ${r.stderr}`);

@@ -1,5 +1,6 @@
 /** `mcp-continuity probe <url>`: arguments, the live display, and where the report goes. */
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../usage.js';
 import { tally } from './model.js';
@@ -19,6 +20,18 @@ function parseUrl(text: string, flag: string): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http(s) URL, got ${JSON.stringify(text)}`, 'probe');
   return url;
+}
+
+/** Fails now, not after a minute of probing, if `file` cannot be written. */
+function checkWritable(file: string | undefined, flag: string): void {
+  if (file === undefined) return;
+  const dir = dirname(resolve(file));
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new UsageError(`${flag} ${file}: directory ${dir} does not exist or is not writable`, 'probe');
+  }
 }
 
 /** Runs the probe; resolves to the exit code (1 on any FAIL). */
@@ -54,6 +67,8 @@ export async function probe(argv: string[]): Promise<number> {
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError(`--args must be a JSON object, got ${JSON.stringify(values.args)}`, 'probe');
   }
+  checkWritable(values.junit, '--junit');
+  checkWritable(values.report, '--report');
   const live = process.stderr.isTTY && !values.json;
   const colour = process.stdout.isTTY && !values['no-color'] && !process.env['NO_COLOR'];
   let report;
