@@ -13,14 +13,25 @@ export async function ensurePortFree(port: number, host: string): Promise<void> 
   if (port === 0) return;
   const server = createServer();
   await new Promise<void>((done, fail) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') fail(new StartupError(`port ${port} on ${host} is already in use: stop what holds it, or pick another with --port (0 picks a free one)`));
-      else if (error.code === 'EACCES') fail(new StartupError(`no permission to listen on port ${port}: use a port above 1023 with --port`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') fail(new StartupError(`cannot bind ${host}: it is not an address of this machine; fix --host`));
-      else fail(new StartupError(`cannot listen on ${host}:${port}: ${error.message}`));
-    });
+    server.once('error', (error: NodeJS.ErrnoException) => fail(listenError(error, host, port)));
     server.listen(port, host, () => server.close(() => done()));
   });
+}
+
+/** A failed listen as one line naming the fix. */
+export function listenError(error: NodeJS.ErrnoException, host: string, port: number): StartupError {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartupError(`port ${port} on ${host} is already in use: stop what holds it, or pick another with --port (0 picks a free one)`);
+    case 'EACCES':
+      return new StartupError(`no permission to listen on port ${port}: use a port above 1023 with --port`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartupError(`cannot bind ${host}: it is not an address of this machine; fix --host`);
+    default:
+      return new StartupError(`cannot listen on ${host}:${port}: ${error.message}`);
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { sqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import { allowHosts } from '../server/host-guard.js';
 import type { Endpoint } from '../server/endpoint.js';
-import { checkSqlitePath, ensurePortFree } from './preflight.js';
+import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
 import { StartupError, UsageError, version } from './usage.js';
 
 export { SERVE_USAGE } from './usage.js';
@@ -72,9 +72,7 @@ export async function serve(argv: string[]): Promise<void> {
     listener = await listen(endpoint, { port, host: values.host, path: values.path });
   } catch (error) {
     await store.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new StartupError(`port ${port} on ${values.host} is already in use: stop what holds it, or pick another with --port (0 picks a free one)`);
-    throw new StartupError(`cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
+    throw listenError(error as NodeJS.ErrnoException, values.host, port);
   }
   console.log(values.quiet ? listener.url.href : banner(listener.url.href, values.store));
   const stop = async (): Promise<void> => {

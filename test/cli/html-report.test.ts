@@ -18,7 +18,7 @@ import { renderHtml } from '../../src/cli/probe/render-html.js';
 import { CHECKS, runProbe } from '../../src/cli/probe/run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const missing = !existsSync(CHROMIUM);
 if (missing && process.env['CI'] === 'true') {
