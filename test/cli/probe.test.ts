@@ -53,19 +53,20 @@ test('against the official SDK example: the silent 200 on an unknown cursor and 
   assert.match(xml, /<failure message="[^"]*silent 200/);
 });
 
-test('against our serve: every check passes, across a kill -9 and restart too', { timeout: 90_000 }, async (t) => {
+test('against our serve (--websocket): every check passes, across a kill -9 and restart too', { timeout: 90_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-probe-ours-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const db = `sqlite:${join(dir, 'probe.db')}`;
   const port = await freePort();
-  let server = await startCli(['serve', '--port', String(port), '--store', db, '--quiet']);
+  const args = ['serve', '--port', String(port), '--store', db, '--quiet', '--websocket'];
+  let server = await startCli(args);
   t.after(() => stop(server.child));
   // --restart-cmd: the test stands in for a process manager; it kill -9s and restarts the server.
   const { createServer } = await import('node:http');
   const restarter = createServer((_req, res) => {
     void (async () => {
       await stop(server.child);
-      server = await startCli(['serve', '--port', String(port), '--store', db, '--quiet']);
+      server = await startCli(args);
       res.end('restarted');
     })();
   });
@@ -80,7 +81,7 @@ test('against our serve: every check passes, across a kill -9 and restart too', 
   assert.equal(r.code, 0);
   assert.equal(report.checks.find((c) => c.id === 'replica')?.verdict, 'n/a', 'no --replica given');
   const v = verdicts(report);
-  for (const id of ['unknown-session', 'delete-session', 'priming', 'resume-get', 'resume-post', 'burst-order', 'unknown-cursor', 'foreign-cursor', 'event-ids', 'replay-epoch', 'host-origin', 'restart']) {
+  for (const id of ['unknown-session', 'delete-session', 'priming', 'resume-get', 'resume-post', 'burst-order', 'unknown-cursor', 'foreign-cursor', 'event-ids', 'replay-epoch', 'host-origin', 'upgrade-boundary', 'restart']) {
     assert.equal(v[id], 'pass', id);
   }
 });
