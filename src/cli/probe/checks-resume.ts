@@ -68,9 +68,16 @@ export const resumeGet: Check = {
       if (tool?.stream === 'get') {
         // Events go to the GET stream: read a third of them, cut, let the rest be sent, resume.
         const cutAfter = Math.max(1, Math.floor(ctx.events / 3));
-        const opened = exchange({ method: 'GET', url: ctx.url, headers, cutWhen: (e) => payloadEvents(e).length >= cutAfter, idleMs: ctx.timeoutMs }, ctx.timeoutMs + ctx.events * ctx.intervalMs);
+        let open: () => void = () => undefined;
+        const isOpen = new Promise<void>((resolve) => (open = resolve));
+        const reading = exchange(
+          { method: 'GET', url: ctx.url, headers, cutWhen: (e) => payloadEvents(e).length >= cutAfter, idleMs: ctx.timeoutMs, onOpen: () => open() },
+          ctx.timeoutMs + ctx.events * ctx.intervalMs,
+        );
+        // Start the tool only once the stream is open, so every event has a reader to miss.
+        await Promise.race([isOpen, reading]);
         const call = callTool(ctx, session, tool, ctx.events, ctx.intervalMs);
-        const cut = await opened;
+        const cut = await reading;
         await call;
         const cursor = cut.events.filter((e) => e.id).at(-1)?.id;
         if (cut.status !== 200 || cursor === undefined) return notApplicable(`the GET stream gave no event IDs (HTTP ${cut.status})`, [cut.evidence]);

@@ -38,6 +38,8 @@ export interface RequestSpec {
   cutWhen?: (events: SseEvent[]) => boolean;
   /** Stop reading a stream that has been silent this long, ms. */
   idleMs?: number;
+  /** Called once the response head has arrived (the stream is open). */
+  onOpen?: (status: number) => void;
 }
 
 export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -56,6 +58,7 @@ export async function exchange(spec: RequestSpec, timeoutMs: number): Promise<Ex
     .join('\n')}${body ? `\n\n${body}` : ''}`;
   try {
     const response = await fetch(spec.url, { method: spec.method, headers, body: body ?? null, signal: controller.signal, redirect: 'manual' });
+    spec.onOpen?.(response.status);
     const type = response.headers.get('content-type') ?? '';
     const head = `HTTP ${response.status}${headerLines(response.headers)}`;
     if (!type.includes('text/event-stream')) {
