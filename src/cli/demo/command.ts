@@ -8,6 +8,7 @@ import { startHttpChaosProxy } from '../../chaos/http-proxy.js';
 import { UsageError } from '../usage.js';
 import { observe, ServerProcess, type Observation } from './scenario.js';
 import { startReferenceServer } from './sdk-server.js';
+import { LEGEND, renderScenario, summary } from './render.js';
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -15,29 +16,6 @@ async function freePort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
-}
-
-/** Side-by-side rows of one scenario. */
-export function renderScenario(title: string, rows: Observation[], colour: boolean): string {
-  const paint = (t: string, code: string): string => (colour ? `\x1b[${code}m${t}\x1b[0m` : t);
-  const bad = (n: number): string => (n > 0 ? paint(String(n), '31;1') : String(n));
-  const lines = [paint(title, '1'), `  ${'client'.padEnd(16)}${'events'.padStart(7)}${'lost'.padStart(6)}${'dup'.padStart(5)}${'reord'.padStart(7)}  ${'divergence detected'.padEnd(30)}call`];
-  for (const r of rows) {
-    const d = r.divergences[0];
-    const detected = d ? `${d.code} in ${d.detectMs} ms` : 'none';
-    const outcome = r.outcome === 'completed' ? paint('completed', '32') : paint(`${r.outcome}: ${r.detail}`, '31');
-    lines.push(`  ${r.client.padEnd(16)}${String(r.received).padStart(7)}${bad(r.lost).padStart(colour && r.lost > 0 ? 15 : 6)}${bad(r.duplicated).padStart(colour && r.duplicated > 0 ? 14 : 5)}${bad(r.reordered).padStart(colour && r.reordered > 0 ? 16 : 7)}  ${detected.padEnd(30)}${outcome}`);
-  }
-  return lines.join('\n');
-}
-
-/** One line on what the rows add up to: silent damage per client. */
-export function summary(rows: Observation[]): string {
-  const silent = (client: Observation['client']): number =>
-    rows.filter((r) => r.client === client && r.outcome === 'completed').reduce((sum, r) => sum + r.lost + r.duplicated + r.reordered, 0);
-  const ours = silent('mcp-continuity');
-  const sdk = silent('official SDK');
-  return `calls that completed with lost, duplicated or reordered events: mcp-continuity ${ours}, official SDK ${sdk}`;
 }
 
 /** Scenario 3: the same clients against the SDK's reference server, one cut inside a burst. */
@@ -74,7 +52,8 @@ export async function demo(argv: string[]): Promise<number> {
     const proxy = await startHttpChaosProxy({ targets: [direct.origin], cutAfterEvents: Math.max(10, Math.floor(events / 6)), mode: 'rst', seed: 1 });
     const url = new URL(direct.pathname, proxy.url);
     console.log(`server ${direct.href} (SQLite in ${dir}), chaos proxy ${url.href}`);
-    console.log(`each client calls emit for ${events} events, 10 ms apart\n`);
+    console.log(`each client calls emit for ${events} events, 10 ms apart; under each client, its events 1…${events}:`);
+    console.log(`  ${LEGEND}\n`);
     try {
       const cut: Observation[] = [];
       for (const client of ['mcp-continuity', 'official SDK'] as const) cut.push(await observe(client, url, events, { hangMs: 10_000 }));

@@ -13,6 +13,10 @@ import { ContinuityClientTransport, type DivergenceReport } from '../../client/i
 /** What one client saw during one scenario. */
 export interface Observation {
   client: 'mcp-continuity' | 'official SDK';
+  /** Events the call should have delivered. */
+  events: number;
+  /** Sequence numbers in arrival order. */
+  seqs: number[];
   received: number;
   lost: number;
   duplicated: number;
@@ -108,5 +112,5 @@ export async function observe(
   const top = outcome === 'completed' ? events : highest;
   let lost = 0;
   for (let s = 1; s <= top; s++) if (!counts.has(s)) lost++;
-  return { client: kind, received: seqs.length, lost, duplicated, reordered, outcome, detail, divergences, ms: Math.round(performance.now() - started) };
+  return { client: kind, events, seqs, received: seqs.length, lost, duplicated, reordered, outcome, detail, divergences, ms: Math.round(performance.now() - started) };
 }
