@@ -67,6 +67,7 @@ foreign cursors, replay epoch, Host/Origin validation, the upgrade boundary.
   --args JSON         arguments for --tool
   --restart-cmd CMD   a shell command that restarts the server; checks resume across it
   --replica URL       another replica of the same server; resumes there (repeatable)
+  --header 'N: V'     a header for every request, e.g. 'Authorization: Bearer …' (repeatable)
   --timeout MS        per-request timeout (default 10000)
   --json              print the results as JSON
   --junit FILE        write a JUnit XML report to FILE

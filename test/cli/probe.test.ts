@@ -137,3 +137,35 @@ test('probe: bad arguments get one line and exit 2; an unreachable server one li
   assert.equal(r.code, 1);
   assert.match(r.stderr.trim(), /^mcp-continuity: cannot reach .*ECONNREFUSED; is the server running\?$/);
 });
+
+test('--header: a server behind a bearer token is probed with it on every request', { timeout: 60_000 }, async (t) => {
+  const { createServer } = await import('node:http');
+  const { createEndpoint } = await import('../../src/server/index.js');
+  const { nodeHandler } = await import('../../src/node/index.js');
+  const { createExampleServer } = await import('../../src/example/index.js');
+  const handler = nodeHandler(createEndpoint({ server: () => createExampleServer() }));
+  const unauthorized: string[] = [];
+  const server = createServer((req, res) => {
+    if (req.headers.authorization !== 'Bearer probe-token') {
+      unauthorized.push(`${req.method} ${req.headers.authorization ?? '(none)'}`);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+  const without = await runCli(['probe', url]);
+  assert.equal(without.code, 1);
+  assert.match(without.stderr, /initialize failed with HTTP 401/);
+  unauthorized.length = 0;
+  const r = await runCli(['probe', url, '--json', '--header', 'Authorization: Bearer probe-token'], { timeoutMs: 50_000 });
+  const report = JSON.parse(r.stdout) as ProbeReport;
+  assert.deepEqual(unauthorized, [], 'every request carried the header');
+  const v = verdicts(report);
+  for (const id of ['unknown-session', 'resume-post', 'burst-order', 'unknown-cursor']) assert.equal(v[id], 'pass', id);
+});

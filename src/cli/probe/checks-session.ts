@@ -14,7 +14,7 @@ export const unknownSession: Check = {
   session: true,
   async run(ctx) {
     const id = randomBytes(16).toString('hex');
-    const headers = { 'mcp-session-id': id, 'mcp-protocol-version': LATEST_VERSION };
+    const headers = { ...ctx.headers, 'mcp-session-id': id, 'mcp-protocol-version': LATEST_VERSION };
     const post = await exchange({ method: 'POST', url: ctx.url, headers, body: ping(1) }, ctx.timeoutMs);
     const get = await exchange({ method: 'GET', url: ctx.url, headers, idleMs: 500 }, ctx.timeoutMs);
     const evidence = [post.evidence, get.evidence];
@@ -69,8 +69,8 @@ export const hostOrigin: Check = {
   async run(ctx) {
     if (!isLoopbackHost(ctx.url.hostname)) return notApplicable(`${ctx.url.hostname} is not a loopback address; Host validation is for local servers`);
     const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
-    const host = await postWithHost(ctx.url, `rebind.example:${ctx.url.port || 80}`, init, ctx.timeoutMs);
-    const origin = await exchange({ method: 'POST', url: ctx.url, headers: { origin: 'http://rebind.example' }, body: init }, ctx.timeoutMs);
+    const host = await postWithHost(ctx.url, `rebind.example:${ctx.url.port || 80}`, init, ctx.timeoutMs, ctx.headers);
+    const origin = await exchange({ method: 'POST', url: ctx.url, headers: { ...ctx.headers, origin: 'http://rebind.example' }, body: init }, ctx.timeoutMs);
     const evidence = [host.evidence, origin.evidence];
     if (host.status !== 403 && origin.status !== 403) return fail(`a foreign Host got HTTP ${host.status} and a foreign Origin HTTP ${origin.status}; neither was refused`, evidence);
     if (origin.status !== 403) return fail(`a foreign Origin got HTTP ${origin.status}, not 403`, evidence);

@@ -44,6 +44,7 @@ export async function probe(argv: string[]): Promise<number> {
       args: { type: 'string' },
       'restart-cmd': { type: 'string' },
       replica: { type: 'string', multiple: true, default: [] },
+      header: { type: 'string', multiple: true, default: [] },
       timeout: { type: 'string', default: '10000' },
       json: { type: 'boolean', default: false },
       junit: { type: 'string' },
@@ -69,6 +70,12 @@ export async function probe(argv: string[]): Promise<number> {
   }
   checkWritable(values.junit, '--junit');
   checkWritable(values.report, '--report');
+  const headers: Record<string, string> = {};
+  for (const h of values.header) {
+    const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
+    if (!m || m[1] === undefined || m[2] === undefined) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(h)}`, 'probe');
+    headers[m[1].toLowerCase()] = m[2];
+  }
   const live = process.stderr.isTTY && !values.json;
   const colour = process.stdout.isTTY && !values['no-color'] && !process.env['NO_COLOR'];
   let report;
@@ -76,6 +83,7 @@ export async function probe(argv: string[]): Promise<number> {
     report = await runProbe({
       url,
       timeoutMs,
+      headers,
       tool: values.tool === undefined ? undefined : customTool(values.tool, args),
       restartCmd: values['restart-cmd'],
       replicas,

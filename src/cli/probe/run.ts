@@ -29,6 +29,8 @@ export const CHECKS: readonly Check[] = [
 export interface ProbeOptions {
   url: URL;
   timeoutMs?: number | undefined;
+  /** Headers sent with every request (say, `authorization`). */
+  headers?: Record<string, string> | undefined;
   /** The tool to stream with; found by itself when omitted. */
   tool?: ToolPlan | undefined;
   restartCmd?: string | undefined;
@@ -40,7 +42,7 @@ export interface ProbeOptions {
 /** Probes `options.url`. Throws only if the server cannot be initialized at all. */
 export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   const startedAt = new Date().toISOString();
-  const target = { url: options.url, timeoutMs: options.timeoutMs ?? 10_000 };
+  const target = { url: options.url, timeoutMs: options.timeoutMs ?? 10_000, headers: options.headers ?? {} };
   const session = await openSession(target);
   let tool = options.tool;
   let stateless = false;

@@ -31,6 +31,8 @@ export function customTool(name: string, args: Record<string, unknown>): ToolPla
 export interface Target {
   url: URL;
   timeoutMs: number;
+  /** Sent with every request (say, `authorization`). */
+  headers?: Record<string, string> | undefined;
 }
 
 /** An initialized session. */
@@ -42,6 +44,8 @@ export interface ProbeSession {
   serverName: string | undefined;
   init: Exchange;
   nextId: number;
+  /** The target's extra headers, sent with every request of the session. */
+  headers: Record<string, string>;
 }
 
 /** Initializes a session (and sends `notifications/initialized`). Throws if initialize fails. */
@@ -50,14 +54,17 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
     {
       method: 'POST',
       url,
-      headers: {},
+      headers: target.headers ?? {},
       body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'mcp-continuity-probe', version: '1.0.0' } } },
     },
     target.timeoutMs,
   );
   const message = init.json ?? init.events.map(messageOf).find((m) => m !== undefined && 'result' in m);
   const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string } } } | undefined)?.result;
-  if (init.status !== 200 || !result) throw new Error(`initialize failed: HTTP ${init.status}\n${init.evidence}`);
+  if (init.status !== 200 || !result) {
+    const body = init.json === undefined ? '' : `: ${JSON.stringify(init.json).slice(0, 160)}`;
+    throw new Error(`initialize failed with HTTP ${init.status}${body}`);
+  }
   const session: ProbeSession = {
     url,
     id: init.headers.get('mcp-session-id') ?? undefined,
@@ -66,6 +73,7 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
     serverName: result.serverInfo?.name,
     init,
     nextId: 1,
+    headers: target.headers ?? {},
   };
   await exchange({ method: 'POST', url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', method: 'notifications/initialized' } }, target.timeoutMs);
   return session;
@@ -73,7 +81,7 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
 
 /** The headers every request of `session` carries. */
 export function sessionHeaders(session: ProbeSession, extra: Record<string, string> = {}): Record<string, string> {
-  const h: Record<string, string> = { 'mcp-protocol-version': session.protocolVersion, ...extra };
+  const h: Record<string, string> = { ...session.headers, 'mcp-protocol-version': session.protocolVersion, ...extra };
   if (session.id !== undefined) h['mcp-session-id'] = session.id;
   return h;
 }

@@ -153,11 +153,11 @@ export function messageOf(event: SseEvent): Record<string, unknown> | undefined 
 }
 
 /** A POST with a chosen `Host` header (which `fetch` does not let callers set). Resolves to its status and evidence. */
-export async function postWithHost(url: URL, host: string, body: unknown, timeoutMs: number): Promise<{ status: number; evidence: string }> {
+export async function postWithHost(url: URL, host: string, body: unknown, timeoutMs: number, headers: Record<string, string> = {}): Promise<{ status: number; evidence: string }> {
   const { request } = await import('node:http');
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...MCP_HEADERS, host }, timeout: timeoutMs }, (res) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, ...MCP_HEADERS, host }, timeout: timeoutMs }, (res) => {
       let received = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
