@@ -6,10 +6,11 @@ import { createEndpoint } from '../server/endpoint.js';
 import { memoryStore } from '../store/memory.js';
 import { sqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
+import { UsageError } from './usage.js';
 import { allowHosts } from '../server/host-guard.js';
 import type { Endpoint } from '../server/endpoint.js';
+import { banner } from './banner.js';
 import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
-import { StartupError, UsageError, version } from './usage.js';
 
 export { SERVE_USAGE } from './usage.js';
 
@@ -39,22 +40,17 @@ export async function serve(argv: string[]): Promise<void> {
     },
     strict: true,
   });
-  // Number('') is 0, which would silently pick a random port.
-  const port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
+  // Number('') is 0: without this an empty --port would silently pick a random port.
+  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
   const allowedHosts = values['allowed-hosts'].split(',').map((h) => h.trim()).filter((h) => h !== '');
   if (allowedHosts.some((h) => /[\s/@]/.test(h))) throw new UsageError(`--allowed-hosts takes host names or host:port, comma-separated; got ${JSON.stringify(values['allowed-hosts'])}`, 'serve');
-  // Nothing is created (no database file) until the port is known to be free.
-  await ensurePortFree(port, values.host);
+  // Nothing is created (no database file) until the port is known to be free and the path usable.
+  await ensurePortFree(Number(values.port), values.host);
   if (values.store.startsWith('sqlite:') && values.store !== 'sqlite:') checkSqlitePath(values.store.slice('sqlite:'.length));
-  let store: Store;
-  try {
-    store = openStore(values.store);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new StartupError(`cannot open store ${values.store}: ${(error as Error).message}`);
-  }
-  const created = createEndpoint({
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
+  const store = openStore(values.store);
+  const endpoint = createEndpoint({
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,
@@ -63,13 +59,13 @@ export async function serve(argv: string[]): Promise<void> {
       if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
     },
   });
-  // The loopback guard is set by listen() once the port is known; extend it with --allowed-hosts.
-  const endpoint: Endpoint = Object.create(created, {
-    defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => created.defaultHostGuard(allowHosts(guard, allowedHosts)) },
+  // listen() sets the loopback guard once the port is known; this extends it with --allowed-hosts.
+  const guarded: Endpoint = Object.create(endpoint, {
+    defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => endpoint.defaultHostGuard(allowHosts(guard, allowedHosts)) },
   }) as Endpoint;
   let listener: Awaited<ReturnType<typeof listen>>;
   try {
-    listener = await listen(endpoint, { port, host: values.host, path: values.path });
+    listener = await listen(guarded, { port, host: values.host, path: values.path });
   } catch (error) {
     await store.close();
     throw listenError(error as NodeJS.ErrnoException, values.host, port);
@@ -82,20 +78,4 @@ export async function serve(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
-}
-
-/** What `serve` prints on start: the version, and two ways to connect. */
-function banner(url: string, store: string): string {
-  const init = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1.0.0' } },
-  });
-  return [
-    `mcp-continuity ${version()} serving the example server at ${url} (store: ${store})`,
-    `  try it:   curl -sN ${url} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '${init}'`,
-    `  inspect:  npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list`,
-    `  audit:    npx mcp-continuity probe ${url}`,
-  ].join('\n');
 }
