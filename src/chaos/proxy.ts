@@ -3,8 +3,14 @@
  * may be cut after a number of response bytes, by FIN (orderly end) or RST (reset), or
  * stalled (bytes stop flowing, the socket stays open). Used by the tests and by
  * `mcp-continuity chaos`. Loopback only by default: it is a test tool.
+ *
+ * Two levels: {@link startChaosProxy} works on TCP connections (byte-exact cuts anywhere,
+ * including inside HTTP heads and WebSocket frames); {@link startHttpChaosProxy} works on
+ * HTTP requests (round robin across replicas, Host rewriting, cuts after N SSE events).
  */
 import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
+
+export { startHttpChaosProxy, type ChaosFault, type HttpChaosOptions, type HttpChaosProxy } from './http-proxy.js';
 
 /** What to do with one connection. */
 export interface ConnectionPlan {

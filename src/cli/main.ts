@@ -1,40 +1,71 @@
 #!/usr/bin/env node
-/** The `mcp-continuity` command. */
-import { SERVE_USAGE, serve } from './serve.js';
-import { UsageError } from './usage.js';
+/**
+ * The `mcp-continuity` command. Commands are imported on demand, so `--help`, `--version`
+ * and `probe` never load the SDK's server side or SQLite.
+ */
+import { CHAOS_USAGE, DEMO_USAGE, MAIN_USAGE, PROBE_USAGE, SERVE_USAGE, StartupError, UsageError, version } from './usage.js';
 
-const USAGE = `Usage: mcp-continuity <command> [options]
-
-Commands:
-  serve    run the example MCP server on a continuity-proving endpoint
-
-Run "mcp-continuity <command> --help" for a command's options.`;
-
-const commands: Record<string, { run: (argv: string[]) => Promise<void>; usage: string }> = {
-  serve: { run: serve, usage: SERVE_USAGE },
-};
-
-async function main(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    console.log(USAGE);
-    return;
-  }
-  const command = commands[name];
-  if (!command) throw new UsageError(`Unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(command.usage);
-    return;
-  }
-  await command.run(rest);
+interface Command {
+  usage: string;
+  /** Runs the command; resolves to its exit code (a server resolves once it is listening). */
+  run: (argv: string[]) => Promise<number | void>;
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-    console.error(`mcp-continuity: ${error.message}`);
-    process.exitCode = 2;
-    return;
+const commands: Record<string, Command> = {
+  serve: { usage: SERVE_USAGE, run: async (argv) => (await import('./serve.js')).serve(argv) },
+  probe: { usage: PROBE_USAGE, run: async (argv) => (await import('./probe/command.js')).probe(argv) },
+  chaos: { usage: CHAOS_USAGE, run: async (argv) => (await import('./chaos.js')).chaos(argv) },
+  demo: { usage: DEMO_USAGE, run: async (argv) => (await import('./demo/command.js')).demo(argv) },
+};
+
+async function main(argv: string[]): Promise<number | void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(MAIN_USAGE);
+    return 0;
   }
-  console.error(error);
-  process.exitCode = 1;
-});
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(version());
+    return 0;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(command.usage);
+    return 0;
+  }
+  return command.run(rest);
+}
+
+/** Node's parseArgs errors, reworded as one line. */
+function argsMessage(error: Error & { code?: unknown }): string | undefined {
+  if (typeof error.code !== 'string' || !error.code.startsWith('ERR_PARSE_ARGS')) return undefined;
+  return error.message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '').replace(/^Unknown option/, 'unknown option');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // One-shot commands end here, even if a client library left a reconnect timer behind.
+    if (typeof code === 'number') process.exit(code);
+  },
+  (error: unknown) => {
+    const command = process.argv[2];
+    const hint = command !== undefined && Object.hasOwn(commands, command) ? `mcp-continuity ${command} --help` : 'mcp-continuity --help';
+    if (error instanceof UsageError) {
+      console.error(`mcp-continuity: ${error.message} (see ${hint})`);
+      process.exitCode = 2;
+      return;
+    }
+    const parse = error instanceof Error ? argsMessage(error) : undefined;
+    if (parse !== undefined) {
+      console.error(`mcp-continuity: ${parse} (see ${hint})`);
+      process.exitCode = 2;
+      return;
+    }
+    // Startup failures are one line that names the fix; anything else too, unless asked for the stack.
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`mcp-continuity: ${message}`);
+    if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(error);
+    process.exitCode = 1;
+  },
+);

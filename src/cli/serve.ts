@@ -7,20 +7,12 @@ import { memoryStore } from '../store/memory.js';
 import { sqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
 import { UsageError } from './usage.js';
+import { allowHosts } from '../server/host-guard.js';
+import type { Endpoint } from '../server/endpoint.js';
+import { banner } from './banner.js';
+import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
 
-export const SERVE_USAGE = `Usage: mcp-continuity serve [--port N] [--host H] [--path P] [--store S] [--json]
-
-Starts the example MCP server (tools, resources, prompts; the tool "emit" streams
-notifications) on a continuity-proving Streamable HTTP endpoint.
-
-  --port N       port to listen on (default 3000; 0 picks a free port)
-  --host H       address to bind (default 127.0.0.1; loopback binds validate Host/Origin)
-  --path P       endpoint path (default /mcp)
-  --store S      sqlite:PATH (default sqlite:./mcp-continuity.db: sessions survive
-                 restarts) or memory (sessions die with the process)
-  --json         answer POSTs with JSON instead of SSE
-  --websocket    offer the SSE→WebSocket upgrade to clients that ask for it
-  --quiet        print only the URL`;
+export { SERVE_USAGE } from './usage.js';
 
 /** The store `serve` uses when none is named: SQLite, the embedded default. */
 export const DEFAULT_STORE = 'sqlite:./mcp-continuity.db';
@@ -32,6 +24,7 @@ export function openStore(spec: string): Store {
   throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory or sqlite:PATH`);
 }
 
+/** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
 export async function serve(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -43,9 +36,17 @@ export async function serve(argv: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
       websocket: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      'allowed-hosts': { type: 'string', default: '' },
     },
     strict: true,
   });
+  // Number('') is 0: without this an empty --port would silently pick a random port.
+  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
+  const allowedHosts = values['allowed-hosts'].split(',').map((h) => h.trim()).filter((h) => h !== '');
+  if (allowedHosts.some((h) => /[\s/@]/.test(h))) throw new UsageError(`--allowed-hosts takes host names or host:port, comma-separated; got ${JSON.stringify(values['allowed-hosts'])}`, 'serve');
+  // Nothing is created (no database file) until the port is known to be free and the path usable.
+  await ensurePortFree(Number(values.port), values.host);
+  if (values.store.startsWith('sqlite:') && values.store !== 'sqlite:') checkSqlitePath(values.store.slice('sqlite:'.length));
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
   const store = openStore(values.store);
@@ -58,8 +59,18 @@ export async function serve(argv: string[]): Promise<void> {
       if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
     },
   });
-  const listener = await listen(endpoint, { port, host: values.host, path: values.path });
-  console.log(values.quiet ? listener.url.href : `mcp-continuity serving the example server at ${listener.url.href} (store: ${values.store})`);
+  // listen() sets the loopback guard once the port is known; this extends it with --allowed-hosts.
+  const guarded: Endpoint = Object.create(endpoint, {
+    defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => endpoint.defaultHostGuard(allowHosts(guard, allowedHosts)) },
+  }) as Endpoint;
+  let listener: Awaited<ReturnType<typeof listen>>;
+  try {
+    listener = await listen(guarded, { port, host: values.host, path: values.path });
+  } catch (error) {
+    await store.close();
+    throw listenError(error as NodeJS.ErrnoException, values.host, port);
+  }
+  console.log(values.quiet ? listener.url.href : banner(listener.url.href, values.store));
   const stop = async (): Promise<void> => {
     await listener.close();
     await store.close();

@@ -8,7 +8,10 @@ import { ContinuityError } from '../protocol/errors.js';
 
 /** Which hosts and origins to accept. Entries are compared case-insensitively. */
 export interface HostGuardOptions {
-  /** Accepted `Host` values, with port (`localhost:3000`). Omitted: any host. */
+  /**
+   * Accepted `Host` values: `name:port` matches exactly, a bare `name` matches that name on
+   * any port (a proxy or port-forward in front of a loopback server). Omitted: any host.
+   */
   allowedHosts?: string[];
   /** Accepted `Origin` values (`http://localhost:3000`). Omitted: any origin. Requests without Origin always pass. */
   allowedOrigins?: string[];
@@ -41,17 +44,49 @@ export function loopbackGuard(port: number, bindHost?: string): HostGuardOptions
   };
 }
 
+/**
+ * `guard` that also accepts `hosts` (`name` or `name:port`) in `Host`, and their
+ * `http`/`https` origins in `Origin`: what a server behind a proxy or port-forward needs.
+ */
+export function allowHosts(guard: HostGuardOptions, hosts: readonly string[]): HostGuardOptions {
+  if (hosts.length === 0) return guard;
+  const out: HostGuardOptions = {};
+  if (guard.allowedHosts) out.allowedHosts = [...guard.allowedHosts, ...hosts];
+  if (guard.allowedOrigins) out.allowedOrigins = [...guard.allowedOrigins, ...hosts.flatMap((h) => [`http://${h}`, `https://${h}`])];
+  return out;
+}
+
 /** Throws `host-forbidden` or `origin-forbidden`; returns when the request may proceed. */
 export function checkHostAndOrigin(guard: HostGuardOptions, host: string | null, origin: string | null): void {
   if (guard.allowedHosts && !(host !== null && includes(guard.allowedHosts, host))) {
-    throw new ContinuityError('host-forbidden', `Forbidden: Host ${JSON.stringify(String(host).slice(0, 100))} not allowed`);
+    throw new ContinuityError(
+      'host-forbidden',
+      // The echoed value is cut short: it is attacker input, and the hint must stay readable.
+      `Forbidden: Host ${JSON.stringify(String(host).slice(0, 60))} not allowed (behind a proxy? allow it: serve --allowed-hosts, or hostGuard.allowedHosts)`,
+    );
   }
   if (origin !== null && guard.allowedOrigins && !includes(guard.allowedOrigins, origin)) {
-    throw new ContinuityError('origin-forbidden', `Forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} not allowed`);
+    throw new ContinuityError(
+      'origin-forbidden',
+      `Forbidden: Origin ${JSON.stringify(origin.slice(0, 60))} not allowed (allow it: serve --allowed-hosts, or hostGuard.allowedOrigins)`,
+    );
   }
 }
 
+/** Exact match, or a port-less entry matching the value's name on any port. */
 function includes(list: string[], value: string): boolean {
   const v = value.toLowerCase();
-  return list.some((x) => x.toLowerCase() === v);
+  const name = withoutPort(v);
+  return list.some((x) => {
+    const e = x.toLowerCase();
+    return e === v || (withoutPort(e) === e && e === name);
+  });
+}
+
+/** `host:port` → `host`; `[::1]:3000` → `[::1]`; `http://h:1` → `http://h`. */
+function withoutPort(value: string): string {
+  const m = /^(.*?)(:\d+)$/.exec(value);
+  if (!m || m[1] === undefined) return value;
+  // A bare IPv6 address ends in ":digits" too: only strip a port after "]" or a non-colon name.
+  return m[1].endsWith(']') || !m[1].includes(':') || m[1].includes('://') ? m[1] : value;
 }

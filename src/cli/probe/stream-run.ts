@@ -1,0 +1,81 @@
+/**
+ * The probe's one experiment, shared by the resume checks: stream a tool call, cut it part
+ * way, optionally do something (restart the server, switch replica), resume with the last
+ * event ID, and compare what arrived with what an uncut call delivers.
+ */
+import { analyzeTimeline, eventKey, type Timeline } from './model.js';
+import type { CheckContext } from './check.js';
+import { callTool, messages, payloadEvents, responseTo, sessionHeaders, type ProbeSession, type ToolPlan } from './session.js';
+import { exchange, type Exchange } from './wire.js';
+
+/** What happened across one cut and resume. */
+export interface StreamRun {
+  timeline: Timeline;
+  /** The resume's answer. */
+  resume: Exchange;
+  /** The cursor sent as Last-Event-ID. */
+  cursor: string;
+  /** Every event ID seen (before and after), in order. */
+  ids: string[];
+  evidence: string[];
+}
+
+/** Keys of a call's events; its response is just "response", so calls with different ids compare. */
+function callKeys(events: Parameters<typeof messages>[0]): string[] {
+  return messages(events).map((m) => ('result' in m || 'error' in m ? 'response' : eventKey(m)));
+}
+
+/** The keys of an uncut call: what a resume must reproduce. */
+export async function reference(ctx: CheckContext, session: ProbeSession, tool: ToolPlan): Promise<{ keys: string[]; call: Exchange }> {
+  const { exchange: call } = await callTool(ctx, session, tool, ctx.events, ctx.intervalMs);
+  return { keys: callKeys(call.events), call };
+}
+
+/**
+ * Cuts `tool`'s POST stream after a third of its events, runs `between`, and resumes with
+ * GET + Last-Event-ID at `resumeUrl` (default: the session's URL).
+ */
+export async function cutAndResume(
+  ctx: CheckContext,
+  session: ProbeSession,
+  tool: ToolPlan,
+  expected: string[],
+  options: { between?: () => Promise<void>; resumeUrl?: URL } = {},
+): Promise<StreamRun | { refusedCall: Exchange }> {
+  const cutAfter = Math.max(1, Math.floor(ctx.events / 3));
+  const { id, exchange: cut } = await callTool(ctx, session, tool, ctx.events, ctx.intervalMs, (events) => payloadEvents(events).length >= cutAfter);
+  if (cut.status !== 200 || cut.ended === 'not-sse') return { refusedCall: cut };
+  const withIds = cut.events.filter((e) => e.id !== undefined && e.id !== '');
+  const cursor = withIds.at(-1)?.id;
+  if (cursor === undefined) return { refusedCall: cut };
+  await options.between?.();
+  const resume = await exchange(
+    {
+      method: 'GET',
+      url: options.resumeUrl ?? session.url,
+      headers: sessionHeaders(session, { 'last-event-id': cursor }),
+      cutWhen: (events) => responseTo(events, id) !== undefined,
+      idleMs: Math.max(2000, ctx.intervalMs * 20),
+    },
+    ctx.timeoutMs + ctx.events * ctx.intervalMs,
+  );
+  const before = callKeys(cut.events);
+  const after = resume.status === 200 ? callKeys(resume.events) : [];
+  const ids = [...withIds, ...resume.events].map((e) => e.id).filter((x): x is string => x !== undefined && x !== '');
+  return { timeline: analyzeTimeline(expected, before, after), resume, cursor, ids, evidence: [cut.evidence, resume.evidence] };
+}
+
+/** The `error.data.reason` (or message) of a JSON refusal, for the report. */
+export function reasonOf(resume: Exchange): string {
+  const error = (resume.json as { error?: { message?: string; data?: { reason?: string } } } | undefined)?.error;
+  return error?.data?.reason ?? error?.message ?? 'no JSON-RPC error body';
+}
+
+/** A terminal JSON-RPC error on the resumed stream (e.g. `request-abandoned` after a restart). */
+export function terminalError(resume: Exchange): string | undefined {
+  for (const m of messages(resume.events)) {
+    const error = m['error'] as { message?: string; data?: { reason?: string } } | undefined;
+    if (error) return error.data?.reason ?? error.message ?? 'error';
+  }
+  return undefined;
+}
