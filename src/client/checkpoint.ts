@@ -1,7 +1,7 @@
 /**
  * The client's checkpoint: what it must remember across a disconnect, and across its own
- * restart, to prove (or refuse) continuity on the next resume (seed 000, "Condition of
- * Validity": the last fully processed event ID and its digest, persisted out of band).
+ * restart, to prove (or refuse) continuity on the next resume: the last fully processed
+ * event ID and its digest, persisted out of band (docs/design.md §3).
  *
  * Stores are pluggable (`CheckpointStore`); two ship here: in memory, and a file written
  * atomically. This is the one client module allowed `node:` imports (an adapter).

@@ -1,6 +1,6 @@
 /**
  * Client-side error types: what the client raises when a resumed stream cannot be proven
- * continuous (seed 000), and when its persisted checkpoint cannot be read. Their codes
+ * continuous (docs/design.md §3), and when its persisted checkpoint cannot be read. Their codes
  * live in the one shared table (`src/protocol/errors.ts`); these classes add the verdict.
  *
  * Every divergence is terminal for the stream and means "re-initialize": none is

@@ -7,7 +7,7 @@
  * How a stream's event IDs can be checked:
  * - `chained`: this project's `<epoch>.<stream>.<seq>.<chain>`: position and content;
  * - `integer`: decimal counters (foreign servers): position only, taken as contiguous per
- *   stream, as seed 000 assumes;
+ *   stream, as the decision procedure for integer IDs assumes (docs/design.md §3);
  * - `opaque`: anything else: no position at all.
  */
 export type IdScheme = 'chained' | 'integer' | 'opaque';
@@ -49,7 +49,7 @@ export interface ReconnectInfo {
 export interface ReconnectOptions {
   /**
    * Treat a response without an `Mcp-Session-Id` echo as `session-invalid`. Off by default:
-   * seed 000 accepts either liveness signal, and a 2xx for a session the server checks is one.
+   * the decision procedure accepts either liveness signal, and a 2xx for a session the server checks is one.
    */
   requireSessionEcho?: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * The client side of the SSE→WebSocket upgrade (DESIGN §5): given the server's
+ * The client side of the SSE→WebSocket upgrade (docs/design.md §4): given the server's
  * `upgrade-accepted` offer, open the socket (`ws`, subprotocol `mcp.v1`, the session and
  * the token in headers) and carry JSON-RPC as text frames. A refused handshake reports
  * the server's reason; any close after opening means the session is over (superseded).

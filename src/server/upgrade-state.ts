@@ -1,5 +1,5 @@
 /**
- * The SSE→WebSocket upgrade of a session, as a pure state machine (seed 003).
+ * The SSE→WebSocket upgrade of a session, as a pure state machine (docs/design.md §4).
  *
  *   sse-active ──offer──▶ upgrade-pending ──handshake──▶ upgraded
  *        │                     │  │                        │
@@ -78,7 +78,7 @@ const TABLE: Record<UpgradeState, Record<UpgradeInput, Transition>> = {
     'bad-token': T('superseded', 'supersede'),
     'expired-token': T('superseded', 'supersede'),
     timeout: T('superseded', 'supersede'),
-    // [seed 003] (1) upgrade-accepted is durable ∧ (2) no Sec-WebSocket-Accept yet ∧ (3) a resume.
+    // The refusal: (1) upgrade-accepted is durable ∧ (2) no Sec-WebSocket-Accept yet ∧ (3) a resume.
     resume: T('superseded', 'supersede'),
     standalone: T('superseded', 'supersede'),
     // The client is switching transports; a request now would have two homes.
