@@ -20,6 +20,7 @@ import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, ty
 import type { SocketPort } from './event-sink.js';
 import { SessionSocket } from './session-socket.js';
 import { SseSink } from './sse-sink.js';
+import { RequestTable, idKey } from './request-table.js';
 import { StreamNames } from './stream-names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
 
@@ -38,10 +39,6 @@ export interface SessionDeps {
 /** Earlier epochs remembered per session: enough to name a reset, bounded. */
 const MAX_PAST_EPOCHS = 8;
 
-/** JSON text of an id: keeps `1` and `"1"` apart. */
-export function idKey(id: RequestId): string {
-  return JSON.stringify(id);
-}
 
 export class Session implements StreamHost, TransportOwner {
   readonly record: SessionRecord;
@@ -51,10 +48,7 @@ export class Session implements StreamHost, TransportOwner {
   #standalone!: OutboundStream;
   /** Open request streams by name. Completed ones live only in the log. */
   readonly #streams = new Map<string, OutboundStream>();
-  /** Request key → the stream that owes its response. */
-  readonly #byRequest = new Map<string, OutboundStream>();
-  /** Request key → resolver, for requests answered as JSON. */
-  readonly #jsonWaiters = new Map<string, { id: RequestId; resolve: (message: JsonRpcMessage) => void }>();
+  readonly #requests: RequestTable;
   readonly #names: StreamNames;
   #initializeKey: string | undefined;
   /** Responses nobody waits for (the replayed initialize of a rehydration). */
@@ -68,6 +62,7 @@ export class Session implements StreamHost, TransportOwner {
     this.#deps = deps;
     this.transport = new SessionTransport(record.id, this);
     this.#names = new StreamNames(deps.limits.maxStreamsPerSession);
+    this.#requests = new RequestTable(deps.limits.maxInFlightPerSession);
     this.#persistedActiveAt = record.lastActiveAt;
   }
 
@@ -150,13 +145,13 @@ export class Session implements StreamHost, TransportOwner {
       return new Response(null, { status: 202 });
     }
     const keys = requests.map((r) => idKey(r.id));
-    this.#checkAdmission(keys);
+    this.#requests.admit(keys);
     if (this.#deps.jsonResponse) return this.#postJson(messages, keys, extra, batch);
 
     const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
     if (this.#terminated) throw new ContinuityError('session-not-found');
     this.#streams.set(stream.name, stream);
-    for (const k of keys) this.#byRequest.set(k, stream);
+    this.#requests.onStream(keys, stream);
     const sink = this.#newSink();
     void stream.attach(sink, 0);
     // The priming event is in the log and in the body before the response is returned, so
@@ -214,7 +209,8 @@ export class Session implements StreamHost, TransportOwner {
     if (this.#terminated) return;
     this.#terminated = true;
     this.#detachAll();
-    this.#abandonAll();
+    this.#streams.clear();
+    this.#requests.abandonAll();
     try {
       await this.#server?.close();
     } catch (error) {
@@ -232,14 +228,6 @@ export class Session implements StreamHost, TransportOwner {
     this.#socket.stop();
     this.#standalone?.detach();
     for (const s of this.#streams.values()) s.detach();
-  }
-
-  #abandonAll(): void {
-    this.#streams.clear();
-    this.#byRequest.clear();
-    // A JSON answer still owed can never come: say so instead of leaving the POST hanging.
-    for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned')));
-    this.#jsonWaiters.clear();
   }
 
   /**
@@ -264,7 +252,7 @@ export class Session implements StreamHost, TransportOwner {
       const keys = [...old.openRequests];
       const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
       this.#streams.set(stream.name, stream);
-      for (const k of keys) this.#byRequest.set(k, stream);
+      this.#requests.onStream(keys, stream);
     }
   }
 
@@ -274,7 +262,7 @@ export class Session implements StreamHost, TransportOwner {
 
   /** An upgrade is offered only to a quiet session: no request is answered on an SSE stream. */
   get canOfferUpgrade(): boolean {
-    return this.#socket.state === 'sse-active' && this.#streams.size === 0 && this.#byRequest.size === 0 && this.#jsonWaiters.size === 0;
+    return this.#socket.state === 'sse-active' && this.#streams.size === 0 && this.#requests.size === 0;
   }
 
   /** Feeds the upgrade state machine; a `supersede` action ends the session. */
@@ -354,24 +342,20 @@ export class Session implements StreamHost, TransportOwner {
         return swallow();
       }
       if (key === this.#initializeKey) await this.#onInitializeResponse(message);
-      const waiter = this.#jsonWaiters.get(key);
-      if (waiter) {
-        this.#jsonWaiters.delete(key);
-        return waiter.resolve(message);
-      }
-      const stream = this.#byRequest.get(key);
-      if (!stream) throw new Error(`No open request ${key} to answer`);
+      if (this.#requests.resolveJson(key, message)) return;
+      const stream = this.#requests.stream(key);
+      if (!stream) throw new ContinuityError('internal-error', `No open request ${key} to answer`);
       let payload = JSON.stringify(message);
       if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
         payload = JSON.stringify(errorResponse(message.id, new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes })));
       }
-      this.#byRequest.delete(key);
+      this.#requests.answered(key);
       const appended = stream.append(payload);
       stream.answered(key);
       return appended;
     }
     const related = options?.relatedRequestId;
-    const stream = (related !== undefined && this.#byRequest.get(idKey(related))) || this.#standalone;
+    const stream = (related !== undefined && this.#requests.stream(idKey(related))) || this.#standalone;
     const payload = JSON.stringify(message);
     if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
       throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
@@ -421,24 +405,11 @@ export class Session implements StreamHost, TransportOwner {
     }
   }
 
-  #checkAdmission(keys: string[]): void {
-    if (this.#byRequest.size + this.#jsonWaiters.size + keys.length > this.#deps.limits.maxInFlightPerSession) {
-      throw new ContinuityError('in-flight-limit');
-    }
-    const seen = new Set<string>();
-    for (const k of keys) {
-      if (seen.has(k) || this.#byRequest.has(k) || this.#jsonWaiters.has(k)) {
-        throw new ContinuityError('duplicate-request-id', `A request with id ${k} is already in flight`);
-      }
-      seen.add(k);
-    }
-  }
-
   async #postJson(messages: JsonRpcMessage[], keys: string[], extra: MessageExtra, batch: boolean): Promise<Response> {
     const ids = messages.filter(isRequest).map((r) => r.id);
-    const answers = keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve })));
+    const answers = this.#requests.awaitJson(keys, ids);
     for (const m of messages) this.transport.receive(m, extra);
-    const results = await Promise.all(answers);
+    const results = await answers;
     const headers = { 'content-type': 'application/json', 'mcp-session-id': this.sessionId, 'x-mcp-replay-epoch': this.epoch };
     return new Response(JSON.stringify(batch ? results : results[0]), { status: 200, headers });
   }
