@@ -83,6 +83,8 @@ export const ERRORS = {
   'store-unavailable': { status: 503, rpc: JsonRpcCode.InternalError, message: 'Store unavailable', retryable: true },
   'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
   'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
+  'store-fenced': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Write refused: another replica owns this session now (stale fencing token)', retryable: true },
+  'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every public error code. */

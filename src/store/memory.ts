@@ -4,6 +4,7 @@
  * honest outcome when the log is lost.
  */
 import { ContinuityError } from '../protocol/errors.js';
+import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import type {
   EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
@@ -12,7 +13,7 @@ import type {
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
   retention?: RetentionOptions | undefined;
-  /** Clock, for tests of age-based retention. */
+  /** Clock for age-based retention and leases (tests); default `Date.now`. */
   now?: () => number;
 }
 
@@ -28,13 +29,18 @@ class MemoryEventLog implements EventLog {
   readonly #sessions = new Map<string, Map<string, MemoryStream>>();
   readonly #retention: Required<RetentionOptions>;
   readonly #now: () => number;
+  readonly #owners: LocalOwnership;
+  readonly #bus: LocalBus;
 
-  constructor(retention: Required<RetentionOptions>, now: () => number) {
+  constructor(retention: Required<RetentionOptions>, now: () => number, owners: LocalOwnership, bus: LocalBus) {
     this.#retention = retention;
     this.#now = now;
+    this.#owners = owners;
+    this.#bus = bus;
   }
 
-  async openStream(session: string, stream: string, seed: string, info: StreamInfo): Promise<void> {
+  async openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void> {
+    this.#owners.check(session, fence);
     let streams = this.#sessions.get(session);
     if (!streams) this.#sessions.set(session, (streams = new Map()));
     if (streams.has(stream)) throw new ContinuityError('store-conflict', `Stream ${stream} already exists`);
@@ -46,13 +52,14 @@ class MemoryEventLog implements EventLog {
     });
   }
 
-  async append(session: string, stream: string, events: readonly LogEvent[]): Promise<void> {
+  async append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void> {
+    this.#owners.check(session, fence);
     const s = this.#stream(session, stream);
     if (!s) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
     checkContiguous(s.head, events);
     for (const e of events) {
       s.events.push(e);
-      s.bytes += byteLength(e.payload);
+      s.bytes += e.bytes ?? byteLength(e.payload);
     }
     const last = events[events.length - 1];
     if (last) {
@@ -60,6 +67,7 @@ class MemoryEventLog implements EventLog {
       s.head.lastChain = last.chain;
     }
     this.#trim(s);
+    if (last) this.#bus.notify(session, stream, s.head.lastSeq, false);
   }
 
   async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
@@ -75,9 +83,12 @@ class MemoryEventLog implements EventLog {
     return s && { ...s.head, requestIds: [...s.head.requestIds] };
   }
 
-  async closeStream(session: string, stream: string): Promise<void> {
+  async closeStream(session: string, stream: string, fence?: number): Promise<void> {
+    this.#owners.check(session, fence);
     const s = this.#stream(session, stream);
-    if (s) s.head.closed = true;
+    if (!s) return;
+    s.head.closed = true;
+    this.#bus.notify(session, stream, s.head.lastSeq, true);
   }
 
   async streams(session: string): Promise<string[]> {
@@ -104,7 +115,7 @@ class MemoryEventLog implements EventLog {
       const oldest = s.events[s.start] as LogEvent;
       if (count <= maxEvents && s.bytes <= maxBytes && oldest.at >= cutoff) break;
       s.start++;
-      s.bytes -= byteLength(oldest.payload);
+      s.bytes -= oldest.bytes ?? byteLength(oldest.payload);
       s.head.firstSeq = oldest.seq + 1;
       s.head.baseChain = oldest.chain;
     }
@@ -118,6 +129,11 @@ class MemoryEventLog implements EventLog {
 
 class MemorySessionStore implements SessionStore {
   readonly #records = new Map<string, SessionRecord>();
+  readonly #owners: LocalOwnership;
+
+  constructor(owners: LocalOwnership) {
+    this.#owners = owners;
+  }
 
   async create(record: SessionRecord): Promise<void> {
     if (this.#records.has(record.id)) throw new ContinuityError('store-conflict', 'Session id already exists');
@@ -127,11 +143,13 @@ class MemorySessionStore implements SessionStore {
     const r = this.#records.get(id);
     return r && clone(r);
   }
-  async put(record: SessionRecord): Promise<void> {
+  async put(record: SessionRecord, fence?: number): Promise<void> {
+    this.#owners.check(record.id, fence);
     if (this.#records.has(record.id)) this.#records.set(record.id, clone(record));
   }
   async delete(id: string): Promise<void> {
     this.#records.delete(id);
+    this.#owners.forget(id);
   }
   async count(): Promise<number> {
     return this.#records.size;
@@ -162,11 +180,16 @@ function clone(r: SessionRecord): SessionRecord {
 export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const retention = resolveRetention(options.retention);
   const now = options.now ?? Date.now;
+  const ownership = new LocalOwnership(now);
+  const bus = new LocalBus();
   return {
     name: 'memory',
     durable: false,
-    sessions: new MemorySessionStore(),
-    log: new MemoryEventLog(retention, now),
+    shared: false,
+    sessions: new MemorySessionStore(ownership),
+    log: new MemoryEventLog(retention, now, ownership, bus),
+    ownership,
+    bus,
     async close() {},
   };
 }

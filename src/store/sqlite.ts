@@ -9,6 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
+import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import { toHead, toRecord, type SessionRow, type StreamRow, type TrimRow } from './sqlite-rows.js';
@@ -146,19 +147,28 @@ class SqliteEventLog implements EventLog {
   readonly #c: Connection;
   readonly #retention: Required<RetentionOptions>;
   readonly #now: () => number;
-  readonly #append: (session: string, stream: string, events: readonly LogEvent[]) => void;
+  readonly #owners: LocalOwnership;
+  readonly #bus: LocalBus;
+  readonly #append: (session: string, stream: string, events: readonly LogEvent[], fence: number | undefined) => void;
   readonly #drop: (session: string, stream: string) => void;
   readonly #dropSession: (session: string) => void;
 
-  constructor(c: Connection, retention: Required<RetentionOptions>, now: () => number) {
+  constructor(c: Connection, retention: Required<RetentionOptions>, now: () => number, owners: LocalOwnership, bus: LocalBus) {
     this.#c = c;
     this.#retention = retention;
     this.#now = now;
+    this.#owners = owners;
+    this.#bus = bus;
     const immediate = <A extends unknown[]>(fn: (...args: A) => void) => {
       const tx = c.db.transaction(fn);
       return (...args: A) => tx.immediate(...args);
     };
-    this.#append = immediate((session: string, stream: string, events: readonly LogEvent[]) => this.#appendTx(session, stream, events));
+    this.#append = immediate((session: string, stream: string, events: readonly LogEvent[], fence: number | undefined) => {
+      // The lease table is this process's (the file is single-process), so checking it inside
+      // the synchronous transaction makes the check and the write one step.
+      this.#owners.check(session, fence);
+      this.#appendTx(session, stream, events);
+    });
     this.#drop = immediate((session: string, stream: string) => {
       c.st.deleteStreamEvents.run(session, stream);
       c.st.deleteStream.run(session, stream);
@@ -169,7 +179,8 @@ class SqliteEventLog implements EventLog {
     });
   }
 
-  async openStream(session: string, stream: string, seed: string, info: StreamInfo): Promise<void> {
+  async openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void> {
+    this.#owners.check(session, fence);
     this.#c.use((st) => {
       try {
         st.insertStream.run(session, stream, session, info.kind, JSON.stringify(info.requestIds), seed, seed);
@@ -180,8 +191,10 @@ class SqliteEventLog implements EventLog {
     });
   }
 
-  async append(session: string, stream: string, events: readonly LogEvent[]): Promise<void> {
-    this.#c.use(() => this.#append(session, stream, events));
+  async append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void> {
+    this.#c.use(() => this.#append(session, stream, events, fence));
+    const last = events[events.length - 1];
+    if (last) this.#bus.notify(session, stream, last.seq, false);
   }
 
   async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
@@ -197,8 +210,13 @@ class SqliteEventLog implements EventLog {
     return row && toHead(row);
   }
 
-  async closeStream(session: string, stream: string): Promise<void> {
-    this.#c.use((st) => st.closeStream.run(session, stream));
+  async closeStream(session: string, stream: string, fence?: number): Promise<void> {
+    this.#owners.check(session, fence);
+    const { changes } = this.#c.use((st) => st.closeStream.run(session, stream));
+    if (changes > 0) {
+      const head = await this.head(session, stream);
+      if (head) this.#bus.notify(session, stream, head.lastSeq, true);
+    }
   }
 
   async streams(session: string): Promise<string[]> {
@@ -222,7 +240,7 @@ class SqliteEventLog implements EventLog {
     checkContiguous(head, events);
     let bytes = row.bytes;
     for (const e of events) {
-      const b = byteLength(e.payload);
+      const b = e.bytes ?? byteLength(e.payload);
       st.insertEvent.run(session, stream, e.seq, e.chain, e.at, b, e.payload);
       bytes += b;
     }
@@ -261,9 +279,11 @@ class SqliteEventLog implements EventLog {
 
 class SqliteSessionStore implements SessionStore {
   readonly #c: Connection;
+  readonly #owners: LocalOwnership;
 
-  constructor(c: Connection) {
+  constructor(c: Connection, owners: LocalOwnership) {
     this.#c = c;
+    this.#owners = owners;
   }
 
   async create(record: SessionRecord): Promise<void> {
@@ -283,13 +303,15 @@ class SqliteSessionStore implements SessionStore {
     return row && toRecord(row);
   }
 
-  async put(record: SessionRecord): Promise<void> {
+  async put(record: SessionRecord, fence?: number): Promise<void> {
+    this.#owners.check(record.id, fence);
     this.#c.use((st) => st.updateSession.run(record.epoch, JSON.stringify(record.pastEpochs), record.protocolVersion,
       record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt, record.id));
   }
 
   async delete(id: string): Promise<void> {
     this.#c.use((st) => st.deleteSession.run(id));
+    this.#owners.forget(id);
   }
 
   async count(): Promise<number> {
@@ -372,11 +394,16 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const message = (err as Error).message;
     throw new Error(message.startsWith(path) ? `sqliteStore: ${message}` : `sqliteStore: cannot open ${path}: ${message}`, { cause: err });
   }
+  const ownership = new LocalOwnership(now);
+  const bus = new LocalBus();
   const store: Store = {
     name: 'sqlite',
     durable: !memory,
-    sessions: new SqliteSessionStore(c),
-    log: new SqliteEventLog(c, retention, now),
+    shared: false,
+    sessions: new SqliteSessionStore(c, ownership),
+    log: new SqliteEventLog(c, retention, now, ownership, bus),
+    ownership,
+    bus,
     async close() {
       if (db.open) db.close();
     },
