@@ -14,9 +14,11 @@ import type { SessionRecord, Store } from '../store/types.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
 import { refusal, toRefusal } from './http.js';
 import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
-import { Placement } from './placement.js';
+import { clusterOf } from './cluster.js';
+import { Placement, type Placed } from './placement.js';
+import { RemoteSession } from './remote-session.js';
+import { isFenced } from './session-post.js';
 import { readPost } from './post-body.js';
-import type { Session } from './session.js';
 import { checkSubprotocol, decideHandshake, proceedOrRefuse, type UpgradeDecision } from './upgrade-gate.js';
 
 export type { UpgradeDecision } from './upgrade-gate.js';
@@ -52,6 +54,8 @@ export interface Endpoint {
 }
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/** How many times one request may find its session moved (owner gone, or fenced here) before it gets a 503. */
+const MAX_PLACEMENTS = 3;
 
 /**
  * Creates an endpoint.
@@ -77,13 +81,15 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     expiresInMs: options.upgrade?.expiresInMs ?? 10_000,
     maxPending: options.upgrade?.maxPending ?? 100,
   };
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const cluster = clusterOf(store, options.cluster, onError);
   const placement = new Placement(
-    { store, limits, server: options.server, now, onError },
-    { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs: options.keepAliveMs ?? 15_000, jsonResponse, now, onError },
+    { store, limits, server: options.server, cluster, keepAliveMs, now, onError },
+    { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs, jsonResponse, now, onError },
   );
   let closed = false;
 
-  async function lookup(request: Request, context: HandleContext): Promise<Session> {
+  async function lookup(request: Request, context: HandleContext): Promise<Placed> {
     const id = request.headers.get(Header.SessionId);
     if (id === null || id === '') throw new ContinuityError('session-required');
     const session = await placement.find(id);
@@ -128,10 +134,26 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   async function post(request: Request, context: HandleContext): Promise<Response> {
     const { messages, batch, initialize: init } = await readPost(request, limits.maxBodyBytes, jsonResponse);
     if (init) return initialize(init, request, context);
-    const session = await lookup(request, context);
-    proceedOrRefuse(await session.upgradeInput('post'));
-    if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
-    return session.post(messages, request, context, batch);
+    // A session can move between lookups in a cluster (its owner died, or this replica was
+    // fenced off): then it is placed again, a bounded number of times.
+    for (let attempt = 1; ; attempt++) {
+      const session = await lookup(request, context);
+      const last = attempt >= MAX_PLACEMENTS;
+      if (!(session instanceof RemoteSession)) proceedOrRefuse(await session.upgradeInput('post'));
+      if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
+      if (session instanceof RemoteSession) {
+        const response = await session.post(messages, request, context, batch);
+        if (response) return response;
+        if (last) throw new ContinuityError('store-unavailable', 'The replica owning this session does not answer');
+        continue;
+      }
+      try {
+        return await session.post(messages, request, context, batch);
+      } catch (error) {
+        if (last || !isFenced(error)) throw error;
+        await placement.lost(session);
+      }
+    }
   }
 
   async function get(request: Request, context: HandleContext): Promise<Response> {
@@ -140,6 +162,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     }
     const session = await lookup(request, context);
     const cursor = request.headers.get(Header.LastEventId);
+    if (session instanceof RemoteSession) return cursor === null ? session.openStandalone() : session.resume(cursor);
     if (cursor !== null) {
       proceedOrRefuse(await session.upgradeInput('resume'));
       return session.resume(cursor);
@@ -161,9 +184,15 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   }
 
   async function del(request: Request, context: HandleContext): Promise<Response> {
-    const session = await lookup(request, context);
-    await session.terminate();
-    return new Response(null, { status: 200 });
+    for (let attempt = 1; ; attempt++) {
+      const session = await lookup(request, context);
+      if (!(session instanceof RemoteSession)) await session.terminate();
+      else if (!(await session.delete())) {
+        if (attempt >= MAX_PLACEMENTS) throw new ContinuityError('store-unavailable', 'The replica owning this session does not answer');
+        continue;
+      }
+      return new Response(null, { status: 200 });
+    }
   }
 
   function checkGuard(request: Request): void {
@@ -185,7 +214,9 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         checkGuard(request);
         if (!upgrade.websocket) throw new ContinuityError('upgrade-invalid', 'WebSocket upgrade is not enabled on this endpoint');
         checkSubprotocol(request);
-        return await decideHandshake(await lookup(request, context), request);
+        const session = await lookup(request, context);
+        if (session instanceof RemoteSession) throw new ContinuityError('upgrade-invalid', 'The session is owned by another replica');
+        return await decideHandshake(session, request);
       } catch (error) {
         reportUnexpected(error);
         return { ok: false, response: toRefusal(error) };
@@ -194,6 +225,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     async resetReplayLog(sessionId) {
       const session = await placement.find(sessionId);
       if (!session || session.terminated) throw new ContinuityError('session-not-found');
+      if (session instanceof RemoteSession) throw new ContinuityError('store-fenced', 'The session is owned by another replica; reset it there');
       await session.resetLog();
     },
     defaultHostGuard(g) {

@@ -53,9 +53,10 @@ export class RequestTable {
     this.#byRequest.delete(key);
   }
 
-  /** A promise per request, resolved with its JSON answer. */
-  awaitJson(keys: readonly string[], ids: readonly RequestId[]): Promise<JsonRpcMessage[]> {
-    return Promise.all(keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve }))));
+  /** The JSON body answering these requests (an array for a batch), once every answer is in. */
+  async awaitJson(keys: readonly string[], ids: readonly RequestId[], batch: boolean): Promise<string> {
+    const results = await Promise.all(keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve }))));
+    return JSON.stringify(batch ? results : results[0]);
   }
 
   /** Hands `message` to a POST waiting for it as JSON; false if none waits. */
