@@ -86,15 +86,22 @@ export class LocalOwnership implements Ownership {
   }
 }
 
-/** Calls each listener; one that throws does not stop the others (its error is reported asynchronously). */
+/**
+ * A listener that throws is a bug in the listener: it is reported as a process warning,
+ * and neither stops the other listeners nor ends the process.
+ */
+export function reportListenerError(error: unknown): void {
+  const e = error instanceof Error ? error : new Error(String(error));
+  process.emitWarning(`mcp-continuity: a store bus listener threw: ${e.stack ?? e.message}`, 'ContinuityBusWarning');
+}
+
+/** Calls each listener; one that throws does not stop the others. */
 function fanOut<T>(listeners: Iterable<(value: T) => void>, value: T): void {
   for (const listener of [...listeners]) {
     try {
       listener(value);
     } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
+      reportListenerError(error);
     }
   }
 }
@@ -121,9 +128,8 @@ export class LocalBus implements ClusterBus {
   async sendToOwner(owner: string, message: string): Promise<number> {
     const listeners = this.#inboxes.get(owner);
     if (!listeners) return 0;
-    const n = listeners.size;
     fanOut(listeners, message);
-    return n;
+    return 1; // one receiver: this process (as Redis counts connections, not listeners)
   }
 
   async subscribeInbox(owner: string, listener: (message: string) => void): Promise<Unsubscribe> {

@@ -201,7 +201,10 @@ export interface ClusterBus {
   publishAppend(session: string, stream: string, lastSeq: number): Promise<void>;
   /** Notices of every stream of `session`; resolves once subscribed. */
   subscribeAppends(session: string, listener: (notice: AppendNotice) => void): Promise<Unsubscribe>;
-  /** Sends `message` to the inbox of replica `owner`; resolves to the number of receivers (0: nobody listens). */
+  /**
+   * Sends `message` to the inbox of replica `owner`; resolves to the number of receivers,
+   * counted per store connection (per process), not per listener: 0 means nobody listens.
+   */
   sendToOwner(owner: string, message: string): Promise<number>;
   /** Receives the messages sent to `owner`; resolves once subscribed. */
   subscribeInbox(owner: string, listener: (message: string) => void): Promise<Unsubscribe>;

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
 import type { LogEvent, RetentionOptions, SessionRecord, Store, StreamHead, StreamInfo } from '../../src/store/types.js';
+import { ownershipContract } from './ownership-contract.js';
 
 export interface StoreFactoryOptions {
   retention?: RetentionOptions;
@@ -677,6 +678,8 @@ export function storeContract(name: string, make: StoreFactory): void {
         assert.deepEqual(await readAll(store, 'S', 'st'), w.all.slice(3));
       });
     });
+
+    ownershipContract(() => open());
 
     describe('event log: volume', () => {
       it('two sessions writing 10,000 events each, interleaved, read back exactly', async () => {
