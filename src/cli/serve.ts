@@ -6,6 +6,7 @@ import { createEndpoint } from '../server/endpoint.js';
 import { memoryStore } from '../store/memory.js';
 import { sqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
+import { isRedisSpec, openRedisStore } from './store-spec.js';
 import { UsageError } from './usage.js';
 
 export const SERVE_USAGE = `Usage: mcp-continuity serve [--port N] [--host H] [--path P] [--store S] [--json]
@@ -17,7 +18,9 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
   --host H       address to bind (default 127.0.0.1; loopback binds validate Host/Origin)
   --path P       endpoint path (default /mcp)
   --store S      sqlite:PATH (default sqlite:./mcp-continuity.db: sessions survive
-                 restarts) or memory (sessions die with the process)
+                 restarts), memory (sessions die with the process), or a Redis shared
+                 by replicas: redis://HOST:PORT[/DB], redis-cluster://H1:P1,H2:P2
+                 (options: ?prefix=KEYPREFIX&leaseMs=N; see docs/clusters.md)
   --json         answer POSTs with JSON instead of SSE
   --websocket    offer the SSE→WebSocket upgrade to clients that ask for it
   --quiet        print only the URL`;
@@ -48,8 +51,10 @@ export async function serve(argv: string[]): Promise<void> {
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
-  const store = openStore(values.store);
+  const redis = isRedisSpec(values.store) ? await openRedisStore(values.store) : undefined;
+  const store = redis?.store ?? openStore(values.store);
   const endpoint = createEndpoint({
+    cluster: redis?.cluster,
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,
