@@ -56,6 +56,7 @@ export interface Endpoint {
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** How many times one request may find its session moved (owner gone, or fenced here) before it gets a 503. */
 const MAX_PLACEMENTS = 3;
+const RETRY_AFTER = { 'retry-after': '1' };
 
 /**
  * Creates an endpoint.
@@ -246,7 +247,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         }
       } catch (error) {
         reportUnexpected(error);
-        return toRefusal(error);
+        // A store that cannot be reached (or an owner that does not answer) is worth a retry soon.
+        return toRefusal(error, error instanceof ContinuityError && error.status === 503 ? RETRY_AFTER : undefined);
       }
     },
     async close() {

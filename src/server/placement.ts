@@ -136,18 +136,20 @@ export class Placement {
     if (lease.owner === cluster.replicaId) return this.#rehydrate(id, lease.token);
     return new RemoteSession(record, lease.owner, {
       store, cluster, limits, keepAliveMs,
-      checkOwner: (session) => void this.#takeOverIfFree(session),
+      checkOwner: (session) => this.#takeOverIfFree(session),
     });
   }
 
   /** A tail's watchdog: the owner's lease lapsed, so this replica takes the session (and answers its orphans). */
-  async #takeOverIfFree(id: string): Promise<void> {
+  async #takeOverIfFree(id: string): Promise<boolean> {
     const { cluster, onError } = this.#options;
-    if (!cluster || this.#sessions.has(id)) return;
+    if (!cluster || this.#sessions.has(id)) return true;
     try {
       if ((await cluster.ownership.current(id)) === undefined) await this.find(id);
+      return true;
     } catch (error) {
       if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
+      return !(error instanceof ContinuityError && error.code === 'store-unavailable');
     }
   }
 

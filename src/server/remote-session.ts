@@ -20,8 +20,11 @@ export interface RemoteDeps {
   readonly cluster: Cluster;
   readonly limits: ResolvedLimits;
   readonly keepAliveMs: number;
-  /** Takes the session over if its owner's lease lapsed (a tail's watchdog). */
-  checkOwner(session: string): void;
+  /**
+   * A tail's watchdog: takes the session over if its owner's lease lapsed. False when the
+   * store cannot be reached: the tail then ends, and its client resumes later.
+   */
+  checkOwner(session: string): Promise<boolean>;
 }
 
 export class RemoteSession {
@@ -112,7 +115,11 @@ export class RemoteSession {
     // While this replica tails a session owned elsewhere, it watches the owner's lease: a
     // dead owner's session is taken over (its unanswered requests then end with
     // request-abandoned, which this tail delivers) without waiting for another request.
-    if (!sink.ended) ends.unwatch = cluster.watch(this.sessionId, () => this.#deps.checkOwner(this.sessionId));
+    if (!sink.ended) {
+      ends.unwatch = cluster.watch(this.sessionId, () => {
+        void this.#deps.checkOwner(this.sessionId).then((ok) => ok || sink.close());
+      });
+    }
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 }
