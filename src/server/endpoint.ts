@@ -7,7 +7,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import {
   Header, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, UPGRADE_REQUEST_HEADER, accepts, allowsBatches, isSupportedProtocolVersion, type ProtocolVersion,
 } from '../protocol/headers.js';
-import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { randomToken } from '../protocol/crypto.js';
 import { memoryStore } from '../store/memory.js';
 import type { SessionRecord, Store } from '../store/types.js';
@@ -132,8 +132,11 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     return session.post([init], request, context, false);
   }
 
-  async function post(request: Request, context: HandleContext): Promise<Response> {
+  /** `answering.id`: the id of the one request this POST carries, echoed by a refusal. */
+  async function post(request: Request, context: HandleContext, answering: { id: RequestId | null }): Promise<Response> {
     const { messages, batch, initialize: init } = await readPost(request, limits.maxBodyBytes, jsonResponse);
+    const only = messages[0];
+    if (!batch && only && 'id' in only && only.id !== undefined && 'method' in only) answering.id = only.id;
     if (init) return initialize(init, request, context);
     // A session can move between lookups in a cluster (its owner died, or this replica was
     // fenced off): then it is placed again, a bounded number of times.
@@ -233,11 +236,12 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       if (guard === undefined) guard = g;
     },
     async handle(request, context = {}) {
+      const answering: { id: RequestId | null } = { id: null };
       try {
         checkGuard(request);
         switch (request.method) {
           case 'POST':
-            return await post(request, context);
+            return await post(request, context, answering);
           case 'GET':
             return await get(request, context);
           case 'DELETE':
@@ -248,7 +252,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       } catch (error) {
         reportUnexpected(error);
         // A store that cannot be reached (or an owner that does not answer) is worth a retry soon.
-        return toRefusal(error, error instanceof ContinuityError && error.status === 503 ? RETRY_AFTER : undefined);
+        if (!(error instanceof ContinuityError)) return toRefusal(error);
+        return refusal(error, answering.id, error.status === 503 ? RETRY_AFTER : undefined);
       }
     },
     async close() {
