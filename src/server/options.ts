@@ -44,6 +44,12 @@ export interface EndpointLimits {
   sessionIdleMs?: number;
   /** Events read from the store per replay page (default 512). */
   replayPageSize?: number;
+  /**
+   * On a durable or shared store, a session with no reader and nothing in flight is dropped
+   * from memory after this long, ms (default 60,000), and rebuilt on its next request the
+   * way a restart rebuilds it. What that loses is listed in `docs/clusters.md`.
+   */
+  passivateAfterMs?: number;
 }
 
 /** Options of {@link createEndpoint}. */
@@ -113,6 +119,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
   sessionIdleMs: 30 * 60 * 1000,
   replayPageSize: 512,
+  passivateAfterMs: 60_000,
 };
 
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {

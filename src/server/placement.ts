@@ -43,6 +43,8 @@ export class Placement {
   /** Rehydrations under way, so concurrent requests for one session share one. */
   readonly #rehydrating = new Map<string, Promise<Session | undefined>>();
   readonly #sweep: ReturnType<typeof setInterval>;
+  /** Sessions can be dropped from memory and rebuilt from the store. */
+  readonly #passivates: boolean;
   /** Shared by every session of this endpoint; `onEnd` is wired to this placement. */
   readonly deps: SessionDeps;
 
@@ -63,7 +65,9 @@ export class Placement {
       cluster.serve = (message) => this.#serveCarried(message);
     }
     const { limits } = options;
-    this.#sweep = setInterval(() => this.#expire(), Math.min(limits.sessionIdleMs / 2, 60_000));
+    this.#passivates = options.store.durable || cluster !== undefined;
+    const every = Math.min(limits.sessionIdleMs / 2, this.#passivates ? limits.passivateAfterMs / 2 : Infinity, 60_000);
+    this.#sweep = setInterval(() => this.#expire(), every);
     this.#sweep.unref?.();
   }
 
@@ -136,16 +140,16 @@ export class Placement {
     if (lease.owner === cluster.replicaId) return this.#rehydrate(id, lease.token);
     return new RemoteSession(record, lease.owner, {
       store, cluster, limits, keepAliveMs,
-      checkOwner: (session) => this.#takeOverIfFree(session),
+      checkOwner: (session, takeOver) => this.#takeOverIfFree(session, takeOver),
     });
   }
 
   /** A tail's watchdog: the owner's lease lapsed, so this replica takes the session (and answers its orphans). */
-  async #takeOverIfFree(id: string): Promise<boolean> {
+  async #takeOverIfFree(id: string, takeOver: boolean): Promise<boolean> {
     const { cluster, onError } = this.#options;
     if (!cluster || this.#sessions.has(id)) return true;
     try {
-      if ((await cluster.ownership.current(id)) === undefined) await this.find(id);
+      if ((await cluster.ownership.current(id)) === undefined && takeOver) await this.find(id);
       return true;
     } catch (error) {
       if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
@@ -208,9 +212,15 @@ export class Placement {
 
   #expire(): void {
     const { store, limits, now, onError, cluster } = this.#options;
-    const cutoff = now() - limits.sessionIdleMs;
+    const at = now();
+    const cutoff = at - limits.sessionIdleMs;
+    const quiet = at - limits.passivateAfterMs;
     for (const s of this.#sessions.values()) {
-      if (!s.hasReader && s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
+      if (s.hasReader) continue;
+      if (s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
+      // Passivation: nothing attached, nothing owed (no request in flight, no upgrade under
+      // way), so nothing but the SDK server's own state is lost by rebuilding it later.
+      else if (this.#passivates && s.record.lastActiveAt < quiet && s.canOfferUpgrade) void s.shutdown().catch(onError);
     }
     // Sessions a durable store kept from earlier processes expire the same way.
     if (store.durable && !cluster) void this.#expireStored(cutoff).catch(onError);

@@ -24,7 +24,7 @@ export interface RemoteDeps {
    * A tail's watchdog: takes the session over if its owner's lease lapsed. False when the
    * store cannot be reached: the tail then ends, and its client resumes later.
    */
-  checkOwner(session: string): Promise<boolean>;
+  checkOwner(session: string, takeOver: boolean): Promise<boolean>;
 }
 
 export class RemoteSession {
@@ -117,7 +117,9 @@ export class RemoteSession {
     // request-abandoned, which this tail delivers) without waiting for another request.
     if (!sink.ended) {
       ends.unwatch = cluster.watch(this.sessionId, () => {
-        void this.#deps.checkOwner(this.sessionId).then((ok) => ok || sink.close());
+        // Only a request stream waits on an answer an orphan owner could owe; the
+        // standalone stream's watch just notices an unreachable store.
+        void this.#deps.checkOwner(this.sessionId, stream !== STANDALONE_STREAM).then((ok) => ok || sink.close());
       });
     }
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
