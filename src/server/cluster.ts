@@ -103,18 +103,27 @@ export class Cluster {
   }
 
   /**
-   * Carries `body` to replica `owner` and waits up to `timeoutMs` for its reply;
-   * undefined when nobody listens there or nobody answered in time.
+   * Carries `body` to replica `owner` and waits for its reply; undefined when nobody
+   * listens there, or when it has not answered and no longer holds a live lease on
+   * `session` (checked every lease period: a busy owner is waited for, a dead or paused
+   * one is not, and a message is never carried twice).
    */
-  async call(owner: string, body: Carried, timeoutMs = this.leaseMs): Promise<CarriedReply | undefined> {
+  async call(owner: string, body: Carried): Promise<CarriedReply | undefined> {
     await this.ready();
     const id = randomToken(9);
     const reply = new Promise<CarriedReply | undefined>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#calls.delete(id);
-        resolve(undefined);
-      }, timeoutMs);
-      this.#calls.set(id, { resolve, timer });
+      const check = (): void => {
+        void this.ownership.current(body.session).then(
+          (lease) => {
+            const call = this.#calls.get(id);
+            if (!call) return;
+            if (lease?.owner === owner) call.timer = setTimeout(check, this.leaseMs);
+            else this.#settle(id, undefined);
+          },
+          () => this.#settle(id, undefined),
+        );
+      };
+      this.#calls.set(id, { resolve, timer: setTimeout(check, this.leaseMs) });
     });
     const envelope: Envelope = { t: 'call', id, from: this.replicaId, body };
     const receivers = await this.bus.sendToOwner(owner, JSON.stringify(envelope)).catch((error: unknown) => {
