@@ -45,4 +45,16 @@ describe('passivation (SQLite)', () => {
     await send(f.url, { method: 'DELETE', headers: sessionHeaders(listening) });
     await reader;
   });
+
+  it('resetReplayLog works on a session this process does not hold (passivated, or left by an earlier process)', async () => {
+    const h = await initialize(f.url);
+    const first = await send(f.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 3 } }), headers: sessionHeaders(h) });
+    const cursor = first.events.at(-1)?.id as string;
+    await waitFor(() => f.endpoint.sessionCount === 0, 'the session to be passivated');
+    await f.endpoint.resetReplayLog(h.sessionId);
+    const refused = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': cursor }) });
+    assert.equal(refused.status, 409);
+    assert.equal((refused.json() as { error: { data: { reason: string } } }).error.data.reason, 'replay-epoch-mismatch');
+    await assert.rejects(f.endpoint.resetReplayLog('no-such-session-0123456789'), { code: 'session-not-found' });
+  });
 });
