@@ -43,6 +43,7 @@ export class Placement {
   /** Rehydrations under way, so concurrent requests for one session share one. */
   readonly #rehydrating = new Map<string, Promise<Session | undefined>>();
   readonly #sweep: ReturnType<typeof setInterval>;
+  readonly #releasing = new Set<Promise<void>>();
   /** Sessions can be dropped from memory and rebuilt from the store. */
   readonly #passivates: boolean;
   /** Shared by every session of this endpoint; `onEnd` is wired to this placement. */
@@ -57,7 +58,11 @@ export class Placement {
       onEnd: (session) => {
         if (this.#sessions.get(session.sessionId) !== session) return;
         this.#sessions.delete(session.sessionId);
-        void cluster?.let(session.sessionId, true).catch(() => {});
+        if (!cluster) return;
+        // Awaited by close(), so a replica stopping cleanly hands its sessions over at once.
+        const release = cluster.let(session.sessionId, true).catch(() => {});
+        this.#releasing.add(release);
+        void release.finally(() => this.#releasing.delete(release));
       },
     };
     if (cluster) {
@@ -123,6 +128,7 @@ export class Placement {
     const keep = store.durable || cluster !== undefined;
     await Promise.all([...this.#sessions.values()].map((s) => (keep ? s.shutdown() : s.terminate()).catch(onError)));
     this.#sessions.clear();
+    await Promise.all(this.#releasing);
     await cluster?.close();
   }
 

@@ -27,6 +27,8 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
   let running = false;
   let again = false;
   let stopped = false;
+  /** Read the head (is the stream closed?) only at the start and after a close notice: one read per notice otherwise. */
+  let checkHead = true;
   const subscription: { unsubscribe?: () => Promise<void> } = {};
 
   const stop = (): void => {
@@ -57,8 +59,12 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
           await sink.drained();
           if (events.length < replayPageSize) break;
         }
-        const head = await log.head(sessionId, stream);
-        if (!head || (head.closed && head.lastSeq <= seq)) return stop();
+        if (checkHead) {
+          checkHead = false;
+          const head = await log.head(sessionId, stream);
+          if (!head || (head.closed && head.lastSeq <= seq)) return stop();
+          if (head.closed) again = checkHead = true; // closed with events still to read
+        }
       } while (again && !stopped);
     } catch {
       stop();
@@ -68,7 +74,9 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
   };
 
   const unsubscribe = await bus.subscribeAppends(sessionId, (notice) => {
-    if (notice.stream === stream && (notice.lastSeq > seq || notice.closed)) void pump();
+    if (notice.stream !== stream) return;
+    if (notice.closed) checkHead = true;
+    if (notice.lastSeq > seq || notice.closed) void pump();
   });
   subscription.unsubscribe = unsubscribe;
   if (stopped) void unsubscribe().catch(() => {});

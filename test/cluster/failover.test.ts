@@ -48,11 +48,12 @@ describe('failover: three replicas on Redis', () => {
     proxy.setUpstreams(replicas.map((r) => r.url));
   }
 
-  test('owner killed mid-call: request-abandoned within the lease, and the next call succeeds in the same session', async () => {
+  test('owner killed mid-call: request-abandoned within the lease, and the next call succeeds in the same session', async (t) => {
     const transport = new ContinuityClientTransport(proxy.url, { reconnect: { initialDelayMs: 10, maxDelayMs: 100 } });
     const client = new Client({ name: 'kill', version: '1.0.0' });
     proxy.rotateTo(0); // initialize lands on replica 0, which then owns the session
     await client.connect(transport);
+    t.after(() => client.close());
     const session = transport.sessionId as string;
     const owner = (await store.ownership.current(session))?.owner;
     assert.ok(owner, 'the session has an owner');
@@ -72,7 +73,6 @@ describe('failover: three replicas on Redis', () => {
     assert.deepEqual(next.structuredContent, { emitted: 3 });
     assert.equal(transport.sessionId, session, 'same session');
     assert.notEqual((await store.ownership.current(session))?.owner, owner, 'another replica owns it');
-    await client.close();
     await replace(0);
   });
 
@@ -124,8 +124,8 @@ describe('failover: three replicas on Redis', () => {
     const owner = (await store.ownership.current(h.sessionId))?.owner;
     assert.ok(owner);
     await (replicas[2] as Replica).kill('SIGTERM');
-    assert.equal(await store.ownership.current(h.sessionId), undefined, 'the lease was released on the way out');
     await replace(2);
+    assert.equal(await store.ownership.current(h.sessionId), undefined, 'the lease was released on the way out');
     const r = await send(proxy.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 2 } }), headers: sessionHeaders(h) });
     assert.equal(r.status, 200, r.text);
     assert.ok('result' in (messages(r.events).at(-1) as object));
@@ -169,10 +169,11 @@ describe('failover: three replicas on Redis', () => {
     assert.equal(last.error?.data?.reason, 'request-abandoned', 'the interrupted call ends explicitly');
   });
 
-  test('Redis restarted without its data: 404, and our client re-initializes', async () => {
+  test('Redis restarted without its data: 404, and our client re-initializes', async (t) => {
     const transport = new ContinuityClientTransport(proxy.url, { reconnect: { initialDelayMs: 10, maxDelayMs: 100 } });
     const client = new Client({ name: 'lost', version: '1.0.0' });
     await client.connect(transport);
+    t.after(() => client.close());
     const before = transport.sessionId as string;
     await client.callTool({ name: 'emit', arguments: { count: 2 } });
     // This server persists (for the test above); emptying it first makes the restart one
@@ -189,6 +190,5 @@ describe('failover: three replicas on Redis', () => {
     const result = await client.callTool({ name: 'emit', arguments: { count: 2 } });
     assert.deepEqual(result.structuredContent, { emitted: 2 });
     assert.notEqual(transport.sessionId, before, 'a new session');
-    await client.close();
   });
 });
