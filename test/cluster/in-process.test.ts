@@ -59,6 +59,16 @@ describe('cluster in one process (memory store shared by three endpoints)', () =
     assert.equal(last.result?.content?.[0]?.text, 'from-client');
   });
 
+  it('a DELETE on a non-owner ends the session everywhere', async () => {
+    const h = await initialize(at(0));
+    const deleted = await send(at(1), { method: 'DELETE', headers: sessionHeaders(h) });
+    assert.equal(deleted.status, 200);
+    for (let i = 0; i < 3; i++) {
+      const after = await send(at(i), { body: rpc('tools/list'), headers: sessionHeaders(h) });
+      assert.equal(after.status, 404, `replica ${i}`);
+    }
+  });
+
   it('an owner that stops renewing is taken over; its unanswered request ends with request-abandoned on the tail', async () => {
     const h = await initialize(at(0));
     // A long call on the owner, tailed from replica 1.
@@ -77,5 +87,27 @@ describe('cluster in one process (memory store shared by three endpoints)', () =
     const next = await send(at(2), { body: rpc('tools/call', { name: 'emit', arguments: { count: 3 } }), headers: sessionHeaders(h) });
     assert.equal(next.status, 200);
     assert.ok('result' in (messages(next.events).at(-1) as object));
+  });
+});
+
+describe('cluster in one process, JSON responses', () => {
+  const store = memoryStore();
+  const replicas: Fixture[] = [];
+  before(async () => {
+    for (let i = 0; i < 2; i++) replicas.push(await startFixture({ store, jsonResponse: true, cluster: { enabled: true, leaseMs: 300 } }));
+  });
+  after(async () => {
+    for (const r of replicas) await r.close().catch(() => {});
+  });
+
+  it('a POST carried to the owner comes back as the JSON answer', async () => {
+    const [a, b] = replicas.map((r) => r.url) as [URL, URL];
+    const h = await initialize(a);
+    const call = rpc('tools/call', { name: 'emit', arguments: { count: 3 } });
+    const r = await send(b, { body: call, headers: sessionHeaders(h) });
+    assert.equal(r.status, 200, r.text);
+    const body = r.json() as { id: unknown; result?: { structuredContent?: unknown } };
+    assert.equal(body.id, call.id);
+    assert.deepEqual(body.result?.structuredContent, { emitted: 3 });
   });
 });
