@@ -18,9 +18,7 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
   --host H       address to bind (default 127.0.0.1; loopback binds validate Host/Origin)
   --path P       endpoint path (default /mcp)
   --store S      sqlite:PATH (default sqlite:./mcp-continuity.db: sessions survive
-                 restarts), memory (sessions die with the process), or a Redis shared
-                 by replicas: redis://HOST:PORT[/DB], redis-cluster://H1:P1,H2:P2
-                 (options: ?prefix=KEYPREFIX&leaseMs=N; see docs/clusters.md)
+                 restarts) or memory (sessions die with the process)
   --json         answer POSTs with JSON instead of SSE
   --websocket    offer the SSE→WebSocket upgrade to clients that ask for it
   --quiet        print only the URL`;
