@@ -17,9 +17,17 @@ export class RedisBus implements ClusterBus {
   readonly #link: Link;
   readonly #keys: Keys;
 
+  /** Append listeners by session, to tell them to re-read after a reconnection. */
+  readonly #tailers = new Map<string, Set<(notice: AppendNotice) => void>>();
+
   constructor(link: Link, keys: Keys) {
     this.#link = link;
     this.#keys = keys;
+    link.onReconnect(() => {
+      for (const [session, listeners] of this.#tailers) {
+        for (const listener of [...listeners]) safely(listener, { session, stream: '', lastSeq: -1, closed: false, resync: true });
+      }
+    });
   }
 
   async publishAppend(session: string, stream: string, lastSeq: number): Promise<void> {
@@ -28,10 +36,20 @@ export class RedisBus implements ClusterBus {
   }
 
   async subscribeAppends(session: string, listener: (notice: AppendNotice) => void): Promise<Unsubscribe> {
-    return this.#subscribe(this.#keys.tail(session), (message) => {
+    const unsubscribe = await this.#subscribe(this.#keys.tail(session), (message) => {
       const notice = parseNotice(session, message);
       if (notice) listener(notice);
     });
+    let set = this.#tailers.get(session);
+    if (!set) this.#tailers.set(session, (set = new Set()));
+    const entry = (notice: AppendNotice): void => listener(notice);
+    set.add(entry);
+    return async () => {
+      const current = this.#tailers.get(session);
+      current?.delete(entry);
+      if (current?.size === 0) this.#tailers.delete(session);
+      await unsubscribe();
+    };
   }
 
   async sendToOwner(owner: string, message: string): Promise<number> {
@@ -45,13 +63,7 @@ export class RedisBus implements ClusterBus {
 
   async #subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {
     // One wrapper per subscription: node-redis keys listeners by identity.
-    const entry: Listener = (message) => {
-      try {
-        listener(message);
-      } catch (error) {
-        reportListenerError(error);
-      }
-    };
+    const entry: Listener = (message) => safely(listener, message);
     await this.#link.sSubscribe(channel, entry);
     let done = false;
     return async () => {
@@ -59,6 +71,14 @@ export class RedisBus implements ClusterBus {
       done = true;
       await this.#link.sUnsubscribe(channel, entry);
     };
+  }
+}
+
+function safely<T>(listener: (value: T) => void, value: T): void {
+  try {
+    listener(value);
+  } catch (error) {
+    reportListenerError(error);
   }
 }
 

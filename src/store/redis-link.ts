@@ -83,18 +83,40 @@ export interface Link {
   script(script: Script, keys: readonly string[], args: readonly string[]): Promise<unknown>;
   sSubscribe(channel: string, listener: Listener): Promise<void>;
   sUnsubscribe(channel: string, listener: Listener): Promise<void>;
+  /**
+   * Calls `listener` whenever a pub/sub connection is ready again after the link was up
+   * (node-redis resubscribes by itself; messages published meanwhile were lost).
+   */
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
 }
 
 interface Driver {
   send(key: string, args: string[]): Promise<unknown>;
   sub: { sSubscribe(channel: string, listener: Listener): Promise<void>; sUnsubscribe(channel: string, listener: Listener): Promise<void> };
+  /** The emitter and event that say "a pub/sub connection is ready". */
+  ready: { on(event: string, listener: () => void): unknown };
+  readyEvent: string;
   close(): Promise<void>;
 }
 
 function backoff(maxDelayMs: number) {
   // Capped exponential backoff with jitter: retries forever (Redis may come back), never hammers it.
   return (retries: number): number => Math.min(maxDelayMs, 50 * 2 ** Math.min(retries, 10)) * (0.5 + Math.random() / 2);
+}
+
+/**
+ * `promise`, or a `store-unavailable` after `ms`. Our own timer: node-redis 6's per-command
+ * `timeout` option did not fire against a stopped server here. A write that timed out may
+ * still be applied when the server wakes up; the stream head says whether it was.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ContinuityError('store-unavailable', `Redis store unavailable (${what}): no reply within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {}); // settles later, or when the connection closes
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 async function connectWithin(connect: () => Promise<unknown>, destroy: () => void, timeoutMs: number, where: string): Promise<void> {
@@ -127,7 +149,7 @@ function redact(url: string): string {
 
 async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> {
   const socket = { connectTimeout: o.connectTimeoutMs, reconnectStrategy: backoff(o.maxReconnectDelayMs) };
-  const common = { disableOfflineQueue: true, commandOptions: { timeout: o.commandTimeoutMs } };
+  const common = { disableOfflineQueue: true };
   const onError = (error: Error): void => o.onError(error);
 
   if (target.client) {
@@ -135,8 +157,10 @@ async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> 
     if ('masters' in given) {
       const cluster = given as ReturnType<typeof createCluster>;
       return {
-        send: (key, args) => cluster.sendCommand(key, false, args, { timeout: o.commandTimeoutMs }),
+        send: (key, args) => cluster.sendCommand(key, false, args),
         sub: cluster,
+        ready: cluster,
+        readyEvent: 'node-ready',
         close: async () => {},
       };
     }
@@ -145,8 +169,10 @@ async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> 
     sub.on('error', onError);
     await connectWithin(() => sub.connect(), () => sub.destroy(), o.connectTimeoutMs, 'the given client (pub/sub duplicate)');
     return {
-      send: (_key, args) => client.sendCommand(args, { timeout: o.commandTimeoutMs }),
+      send: (_key, args) => client.sendCommand(args),
       sub,
+      ready: sub,
+      readyEvent: 'ready',
       close: async () => void (await sub.close().catch(() => sub.destroy())),
     };
   }
@@ -162,6 +188,8 @@ async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> 
     return {
       send: (key, args) => cluster.sendCommand(key, false, args),
       sub: cluster,
+      ready: cluster,
+      readyEvent: 'node-ready',
       close: async () => void (await cluster.close().catch(() => cluster.destroy())),
     };
   }
@@ -178,6 +206,8 @@ async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> 
   return {
     send: (_key, args) => client.sendCommand(args),
     sub,
+    ready: sub,
+    readyEvent: 'ready',
     close: async () => {
       await Promise.all([client.close().catch(() => client.destroy()), sub.close().catch(() => sub.destroy())]);
     },
@@ -194,7 +224,7 @@ export async function openLink(target: RedisTarget, options: LinkOptions): Promi
   const command = async (key: string, args: readonly string[]): Promise<unknown> => {
     guard();
     try {
-      return await d.send(key, [...args]);
+      return await withTimeout(d.send(key, [...args]), options.commandTimeoutMs, args[0] ?? '');
     } catch (error) {
       throw mapError(error, args[0] ?? '');
     }
@@ -206,7 +236,7 @@ export async function openLink(target: RedisTarget, options: LinkOptions): Promi
       const key = keys[0] ?? '';
       guard();
       try {
-        return await d.send(key, ['EVALSHA', script.sha, ...tail]);
+        return await withTimeout(d.send(key, ['EVALSHA', script.sha, ...tail]), options.commandTimeoutMs, 'EVALSHA');
       } catch (error) {
         // First use on this node (or after a restart or failover): send the source once.
         if (!(error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))) throw mapError(error, 'EVALSHA');
@@ -216,7 +246,7 @@ export async function openLink(target: RedisTarget, options: LinkOptions): Promi
     async sSubscribe(channel, listener) {
       guard();
       try {
-        await d.sub.sSubscribe(channel, listener);
+        await withTimeout(d.sub.sSubscribe(channel, listener), options.commandTimeoutMs, 'SSUBSCRIBE');
       } catch (error) {
         throw mapError(error, 'SSUBSCRIBE');
       }
@@ -228,6 +258,11 @@ export async function openLink(target: RedisTarget, options: LinkOptions): Promi
       } catch (error) {
         throw mapError(error, 'SUNSUBSCRIBE');
       }
+    },
+    onReconnect(listener) {
+      d.ready.on(d.readyEvent, () => {
+        if (!closed) listener();
+      });
     },
     async close() {
       if (closed) return;

@@ -83,9 +83,29 @@ CREATE TABLE events (
 ) WITHOUT ROWID;
 `;
 
+/*
+ * Version 2.
+ *
+ * process_lock: at most one row (id 1), the process that has the file open: a SQLite file
+ *   serves one process (see ./sqlite-lock.ts).
+ */
+const V2 = `
+CREATE TABLE process_lock (
+  id           INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+  pid          INTEGER NOT NULL,
+  host         TEXT    NOT NULL,
+  pid_ns       TEXT    NOT NULL,
+  boot_id      TEXT    NOT NULL,
+  nonce        TEXT    NOT NULL,
+  started_at   INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL
+);
+`;
+
 /** Every schema step, in order. The last one's version is {@link SCHEMA_VERSION}. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'sessions, streams and events tables', up: (db) => db.exec(V1) },
+  { version: 2, description: 'process_lock: the one process using the file', up: (db) => db.exec(V2) },
 ];
 
 /** The schema version this code writes. */

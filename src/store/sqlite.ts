@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { byteLength, checkContiguous, resolveRetention } from './rules.js';
+import { ProcessLock } from './sqlite-lock.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import { toHead, toRecord, type SessionRow, type StreamRow, type TrimRow } from './sqlite-rows.js';
 import type {
@@ -123,15 +124,18 @@ type Statements = ReturnType<typeof prepare>;
 class Connection {
   readonly db: Db;
   readonly st: Statements;
+  readonly lock: ProcessLock | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, lock: ProcessLock | undefined) {
     this.db = db;
     this.st = prepare(db);
+    this.lock = lock;
   }
 
   /** Runs `fn` against the open database; maps lock and I/O failures to `store-unavailable`. */
   use<T>(fn: (st: Statements) => T): T {
     if (!this.db.open) throw new ContinuityError('store-unavailable', 'SQLite store is closed');
+    this.lock?.check();
     try {
       return fn(this.st);
     } catch (err) {
@@ -363,8 +367,14 @@ const connections = new WeakMap<Store, { db: Db; path: string }>();
  * await store.close();
  * ```
  *
+ * A file serves one process at a time: a second process opening it (node's cluster module,
+ * PM2) is refused with `store-locked`, naming the process that holds it; a holder that
+ * died (kill -9) does not block a restart. Several processes share sessions on the Redis
+ * store instead (`mcp-continuity/stores/redis`).
+ *
  * @throws TypeError / RangeError for bad options (before the file is touched); Error when
- *   the file cannot be opened, is not an mcp-continuity store, or has a newer schema.
+ *   the file cannot be opened, is not an mcp-continuity store, or has a newer schema;
+ *   `ContinuityError` `store-locked` when another live process has the file open.
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
   validate(options);
@@ -388,9 +398,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     }
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     migrate(db);
-    c = new Connection(db);
+    // One process per file: a second one refuses to start (store-locked), naming the holder.
+    c = new Connection(db, memory ? undefined : ProcessLock.acquire(db, path));
   } catch (err) {
     db.close();
+    if (err instanceof ContinuityError) throw err;
     const message = (err as Error).message;
     throw new Error(message.startsWith(path) ? `sqliteStore: ${message}` : `sqliteStore: cannot open ${path}: ${message}`, { cause: err });
   }
@@ -405,6 +417,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     ownership,
     bus,
     async close() {
+      c.lock?.release();
       if (db.open) db.close();
     },
   };

@@ -177,7 +177,11 @@ export interface AppendNotice {
   /** The stream's `lastSeq` after the append. */
   readonly lastSeq: number;
   /** The stream was closed (no more appends will come). */
-  readonly closed: boolean;
+  readonly closed: boolean;  /**
+   * The bus reconnected and notices published meanwhile may be lost: re-read every stream
+   * of the session you tail. (`stream` is '' and `lastSeq` -1 in such a notice.)
+   */
+  readonly resync?: boolean | undefined;
 }
 
 /** Stops a subscription; resolves once it is gone. Calling it again is a no-op. */
