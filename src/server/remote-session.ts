@@ -11,7 +11,7 @@ import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits } from './options.js';
 import { STANDALONE_STREAM } from './rehydrate.js';
 import { checkCursor, checkPosition } from './resume.js';
-import type { Accepted } from './session-post.js';
+import { jsonHeaders, type Accepted } from './session-post.js';
 import { SseSink } from './sse-sink.js';
 import { tailStream } from './tail.js';
 
@@ -80,7 +80,7 @@ export class RemoteSession {
     const { accepted } = reply;
     if (accepted.kind === 'accepted') return new Response(null, { status: 202 });
     if (accepted.kind === 'json') {
-      return new Response(accepted.body, { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': this.sessionId, 'x-mcp-replay-epoch': this.epoch } });
+      return new Response(accepted.body, { status: 200, headers: jsonHeaders(this.sessionId, this.epoch) });
     }
     return this.#tail(accepted.stream, 0);
   }

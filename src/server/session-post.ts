@@ -30,6 +30,10 @@ export async function postResponse(
   });
   if (accepted.kind === 'accepted') return new Response(null, { status: 202 });
   if (accepted.kind === 'stream' && sink) return new Response(sink.body, { status: 200, headers: sseHeaders(session.sessionId, session.epoch) });
-  const headers = { 'content-type': 'application/json', [Header.SessionId]: session.sessionId, [Header.ReplayEpoch]: session.epoch };
-  return new Response(accepted.kind === 'json' ? accepted.body : null, { status: 200, headers });
+  return new Response(accepted.kind === 'json' ? accepted.body : null, { status: 200, headers: jsonHeaders(session.sessionId, session.epoch) });
+}
+
+/** Headers of a JSON answer to a POST. */
+export function jsonHeaders(sessionId: string, epoch: string): Record<string, string> {
+  return { [Header.ContentType]: 'application/json', [Header.SessionId]: sessionId, [Header.ReplayEpoch]: epoch };
 }
