@@ -6,6 +6,7 @@ import { createEndpoint } from '../server/endpoint.js';
 import { memoryStore } from '../store/memory.js';
 import { sqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/types.js';
+import { isRedisSpec, openRedisStore } from './store-spec.js';
 import { UsageError } from './usage.js';
 import { allowHosts } from '../server/host-guard.js';
 import type { Endpoint } from '../server/endpoint.js';
@@ -49,8 +50,10 @@ export async function serve(argv: string[]): Promise<void> {
   if (values.store.startsWith('sqlite:') && values.store !== 'sqlite:') checkSqlitePath(values.store.slice('sqlite:'.length));
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
-  const store = openStore(values.store);
+  const redis = isRedisSpec(values.store) ? await openRedisStore(values.store) : undefined;
+  const store = redis?.store ?? openStore(values.store);
   const endpoint = createEndpoint({
+    cluster: redis?.cluster,
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,

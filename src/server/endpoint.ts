@@ -1,22 +1,27 @@
 /**
  * The web-standard endpoint: `handle(Request) → Response` for the stateful Streamable
- * HTTP transport (2025-03-26, 2025-06-18, 2025-11-25). It validates each request, finds
- * or creates its session, and hands it over; every refusal comes from the error table.
+ * HTTP transport (2025-03-26, 2025-06-18, 2025-11-25). It validates each request, asks the
+ * placement where its session is, and hands it over; every refusal comes from the error table.
  */
 import { ContinuityError } from '../protocol/errors.js';
 import {
-  Header, LATEST_PROTOCOL_VERSION, UPGRADE_REQUEST_HEADER, UPGRADE_TOKEN_HEADER, WS_SUBPROTOCOL, accepts, allowsBatches, isSupportedProtocolVersion, type ProtocolVersion,
+  Header, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, UPGRADE_REQUEST_HEADER, accepts, allowsBatches, isSupportedProtocolVersion, type ProtocolVersion,
 } from '../protocol/headers.js';
-import { classify, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { randomToken } from '../protocol/crypto.js';
 import { memoryStore } from '../store/memory.js';
 import type { SessionRecord, Store } from '../store/types.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
-import { readBody, refusal, toRefusal } from './http.js';
+import { refusal, toRefusal } from './http.js';
 import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
-import type { SocketPort } from './event-sink.js';
-import { Session, type SessionDeps } from './session.js';
-import type { UpgradeAction } from './upgrade-state.js';
+import { clusterOf } from './cluster.js';
+import { Placement, type Placed } from './placement.js';
+import { RemoteSession } from './remote-session.js';
+import { isFenced } from './session-post.js';
+import { readPost } from './post-body.js';
+import { checkSubprotocol, decideHandshake, proceedOrRefuse, type UpgradeDecision } from './upgrade-gate.js';
+
+export type { UpgradeDecision } from './upgrade-gate.js';
 
 /** A Streamable HTTP endpoint. Mount `handle` on any framework that speaks `Request`/`Response`. */
 export interface Endpoint {
@@ -49,12 +54,9 @@ export interface Endpoint {
 }
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
-
-/** What to do with a WebSocket upgrade request. */
-export type UpgradeDecision =
-  | { readonly ok: false; readonly response: Response }
-  | { readonly ok: true; readonly protocol: string; attach(port: SocketPort): Promise<void> };
-
+/** How many times one request may find its session moved (owner gone, or fenced here) before it gets a 503. */
+const MAX_PLACEMENTS = 3;
+const RETRY_AFTER = { 'retry-after': '1' };
 
 /**
  * Creates an endpoint.
@@ -81,52 +83,25 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       // Nowhere left to report it.
     }
   };
+  const jsonResponse = options.jsonResponse ?? false;
   let guard: HostGuardOptions | false | undefined = options.hostGuard;
   const upgrade = {
     websocket: options.upgrade?.websocket ?? false,
     expiresInMs: options.upgrade?.expiresInMs ?? 10_000,
     maxPending: options.upgrade?.maxPending ?? 100,
   };
-  const sessions = new Map<string, Session>();
-  /** Rehydrations under way, so concurrent requests for one session share one. */
-  const rehydrating = new Map<string, Promise<Session | undefined>>();
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const cluster = clusterOf(store, options.cluster, onError);
+  const placement = new Placement(
+    { store, limits, server: options.server, cluster, keepAliveMs, now, onError },
+    { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs, jsonResponse, now, onError },
+  );
   let closed = false;
 
-  const deps: SessionDeps = {
-    store,
-    limits,
-    retryMs: options.retryMs ?? 1000,
-    keepAliveMs: options.keepAliveMs ?? 15_000,
-    jsonResponse: options.jsonResponse ?? false,
-    now,
-    onError,
-    onEnd: (session) => {
-      if (sessions.get(session.sessionId) === session) sessions.delete(session.sessionId);
-    },
-  };
-
-  const sweep = setInterval(() => {
-    const cutoff = now() - limits.sessionIdleMs;
-    for (const s of sessions.values()) {
-      if (!s.hasReader && s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
-    }
-    // Sessions a durable store kept from earlier processes expire the same way.
-    if (store.durable) void expireStored(cutoff).catch(onError);
-  }, Math.min(limits.sessionIdleMs / 2, 60_000));
-
-  async function expireStored(cutoff: number): Promise<void> {
-    for (const id of await store.sessions.idleSince(cutoff, 100)) {
-      if (sessions.has(id) || rehydrating.has(id)) continue;
-      await store.sessions.delete(id);
-      await store.log.dropSession(id);
-    }
-  }
-  sweep.unref?.();
-
-  async function lookup(request: Request, context: HandleContext): Promise<Session> {
+  async function lookup(request: Request, context: HandleContext): Promise<Placed> {
     const id = request.headers.get(Header.SessionId);
     if (id === null || id === '') throw new ContinuityError('session-required');
-    const session = sessions.get(id) ?? (await rehydrate(id));
+    const session = await placement.find(id);
     // A session bound to a principal is invisible to anyone else: same answer as unknown.
     if (!session || session.terminated || session.record.principal !== context.principal) {
       throw new ContinuityError('session-not-found');
@@ -134,41 +109,17 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     const version = request.headers.get(Header.ProtocolVersion);
     if (version !== null && !isSupportedProtocolVersion(version)) {
       throw new ContinuityError('protocol-version-unsupported', `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`, {
-        supported: ['2025-03-26', '2025-06-18', '2025-11-25'],
+        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
       });
     }
     return session;
   }
 
-  /** A session this process does not hold, rebuilt from a durable store; undefined if unknown. */
-  function rehydrate(id: string): Promise<Session | undefined> {
-    if (!store.durable || !VISIBLE_ASCII.test(id) || id.length > 256) return Promise.resolve(undefined);
-    let pending = rehydrating.get(id);
-    if (!pending) {
-      pending = (async () => {
-        const record = await store.sessions.get(id);
-        if (!record) return undefined;
-        if (sessions.size >= limits.maxSessions) throw new ContinuityError('session-limit');
-        const session = new Session(record, deps);
-        try {
-          await session.rehydrate(await options.server({ sessionId: id, rehydrating: true }));
-        } catch (error) {
-          if (error instanceof ContinuityError && error.code === 'session-superseded') await session.terminate().catch(onError);
-          else await session.shutdown().catch(onError);
-          throw error;
-        }
-        sessions.set(id, session);
-        return session;
-      })().finally(() => rehydrating.delete(id));
-      rehydrating.set(id, pending);
-    }
-    return pending;
-  }
-
   async function initialize(message: JsonRpcRequest, request: Request, context: HandleContext): Promise<Response> {
-    if (sessions.size >= limits.maxSessions) throw new ContinuityError('session-limit');
     const id = newSessionId();
-    if (!VISIBLE_ASCII.test(id) || id.length < 16) throw new Error('sessionId() must return visible ASCII of at least 16 characters');
+    if (!VISIBLE_ASCII.test(id) || id.length < 16) {
+      throw new ContinuityError('internal-error', 'sessionId() must return visible ASCII of at least 16 characters');
+    }
     const requested = message.params?.protocolVersion;
     // Keep the SDK inside the revisions this transport implements: one it would
     // otherwise pick (say, a stateless 2026 revision) is offered our latest instead.
@@ -179,9 +130,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       id, epoch: randomToken(12), pastEpochs: [], protocolVersion: version, initialize: JSON.stringify(init),
       principal: context.principal, createdAt: at, lastActiveAt: at,
     };
-    await store.sessions.create(record);
-    const session = new Session(record, deps);
-    sessions.set(id, session);
+    const session = await placement.create(record);
     try {
       await session.start(await options.server({ sessionId: id, rehydrating: false }), init);
     } catch (error) {
@@ -191,33 +140,32 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     return session.post([init], request, context, false);
   }
 
-  async function post(request: Request, context: HandleContext): Promise<Response> {
-    const accept = request.headers.get(Header.Accept);
-    if (!accepts(accept, 'application/json') || (!deps.jsonResponse && !accepts(accept, 'text/event-stream'))) {
-      throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept both application/json and text/event-stream');
+  /** `answering.id`: the id of the one request this POST carries, echoed by a refusal. */
+  async function post(request: Request, context: HandleContext, answering: { id: RequestId | null }): Promise<Response> {
+    const { messages, batch, initialize: init } = await readPost(request, limits.maxBodyBytes, jsonResponse);
+    const only = messages[0];
+    if (!batch && only && 'id' in only && only.id !== undefined && 'method' in only) answering.id = only.id;
+    if (init) return initialize(init, request, context);
+    // A session can move between lookups in a cluster (its owner died, or this replica was
+    // fenced off): then it is placed again, a bounded number of times.
+    for (let attempt = 1; ; attempt++) {
+      const session = await lookup(request, context);
+      const last = attempt >= MAX_PLACEMENTS;
+      if (!(session instanceof RemoteSession)) proceedOrRefuse(await session.upgradeInput('post'));
+      if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
+      if (session instanceof RemoteSession) {
+        const response = await session.post(messages, request, context, batch);
+        if (response) return response;
+        if (last) throw new ContinuityError('store-unavailable', 'The replica owning this session does not answer');
+        continue;
+      }
+      try {
+        return await session.post(messages, request, context, batch);
+      } catch (error) {
+        if (last || !isFenced(error)) throw error;
+        await placement.lost(session);
+      }
     }
-    const type = request.headers.get(Header.ContentType);
-    if (!type || type.split(';')[0]?.trim().toLowerCase() !== 'application/json') throw new ContinuityError('unsupported-media-type');
-    const text = await readBody(request, limits.maxBodyBytes);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ContinuityError('parse-error');
-    }
-    const batch = Array.isArray(body);
-    const messages = (batch ? body : [body]) as JsonRpcMessage[];
-    if (messages.length === 0) throw new ContinuityError('invalid-request', 'Invalid Request: empty batch');
-    for (const m of messages) classify(m);
-    const init = messages.find((m): m is JsonRpcRequest => 'method' in m && m.method === 'initialize' && 'id' in m);
-    if (init) {
-      if (batch) throw new ContinuityError('invalid-request', 'Invalid Request: initialize must not be part of a batch');
-      return initialize(init, request, context);
-    }
-    const session = await lookup(request, context);
-    proceedOrRefuse(await session.upgradeInput('post'));
-    if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
-    return session.post(messages, request, context, batch);
   }
 
   async function get(request: Request, context: HandleContext): Promise<Response> {
@@ -226,6 +174,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     }
     const session = await lookup(request, context);
     const cursor = request.headers.get(Header.LastEventId);
+    if (session instanceof RemoteSession) return cursor === null ? session.openStandalone() : session.resume(cursor);
     if (cursor !== null) {
       proceedOrRefuse(await session.upgradeInput('resume'));
       return session.resume(cursor);
@@ -242,76 +191,65 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
 
   function pendingUpgrades(): number {
     let n = 0;
-    for (const s of sessions.values()) if (s.upgradeState === 'upgrade-pending') n++;
+    for (const s of placement.sessions()) if (s.upgradeState === 'upgrade-pending') n++;
     return n;
   }
 
-  /** Turns an upgrade action into a refusal, or returns for `proceed`. */
-  function proceedOrRefuse(action: UpgradeAction): void {
-    if (action === 'proceed') return;
-    if (action === 'refuse-pending') throw new ContinuityError('upgrade-pending');
-    throw new ContinuityError('session-superseded');
+  async function del(request: Request, context: HandleContext): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      const session = await lookup(request, context);
+      if (!(session instanceof RemoteSession)) await session.terminate();
+      else if (!(await session.delete())) {
+        if (attempt >= MAX_PLACEMENTS) throw new ContinuityError('store-unavailable', 'The replica owning this session does not answer');
+        continue;
+      }
+      return new Response(null, { status: 200 });
+    }
   }
 
-  async function upgradeRequest(request: Request, context: HandleContext): Promise<UpgradeDecision> {
+  function checkGuard(request: Request): void {
     if (closed) throw new ContinuityError('endpoint-closed');
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
-    if (!upgrade.websocket) throw new ContinuityError('upgrade-invalid', 'WebSocket upgrade is not enabled on this endpoint');
-    const protocols = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim());
-    if (!protocols.includes(WS_SUBPROTOCOL)) throw new ContinuityError('upgrade-invalid', `Sec-WebSocket-Protocol must offer ${WS_SUBPROTOCOL}`);
-    const session = await lookup(request, context);
-    const input = session.handshakeInput(request.headers.get(UPGRADE_TOKEN_HEADER));
-    if (input !== 'handshake' || session.upgradeState !== 'upgrade-pending') {
-      // A wrong or expired token, a second handshake, or one without an offer: the session ends.
-      proceedOrRefuse(await session.upgradeInput(input));
-    }
-    return {
-      ok: true,
-      protocol: WS_SUBPROTOCOL,
-      async attach(port) {
-        // The 101 is written: this is the moment the session moves (or, for a second
-        // socket racing the first, is superseded and both sockets close).
-        const action = await session.upgradeInput('handshake');
-        if (action === 'accept') session.adoptSocket(port);
-        else port.close(1008, 'session-superseded');
-      },
-    };
   }
 
-  async function del(request: Request, context: HandleContext): Promise<Response> {
-    const session = await lookup(request, context);
-    await session.terminate();
-    return new Response(null, { status: 200 });
+  function reportUnexpected(error: unknown): void {
+    if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
   }
 
   return {
     get sessionCount() {
-      return sessions.size;
+      return placement.size;
     },
     store,
     async upgrade(request, context = {}) {
       try {
-        return await upgradeRequest(request, context);
+        checkGuard(request);
+        if (!upgrade.websocket) throw new ContinuityError('upgrade-invalid', 'WebSocket upgrade is not enabled on this endpoint');
+        checkSubprotocol(request);
+        const session = await lookup(request, context);
+        if (session instanceof RemoteSession) throw new ContinuityError('upgrade-invalid', 'The session is owned by another replica');
+        return await decideHandshake(session, request);
       } catch (error) {
-        if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
+        reportUnexpected(error);
         return { ok: false, response: toRefusal(error) };
       }
     },
     async resetReplayLog(sessionId) {
-      const session = sessions.get(sessionId);
-      if (!session) throw new ContinuityError('session-not-found');
+      const session = await placement.find(sessionId);
+      if (!session || session.terminated) throw new ContinuityError('session-not-found');
+      if (session instanceof RemoteSession) throw new ContinuityError('store-fenced', 'The session is owned by another replica; reset it there');
       await session.resetLog();
     },
     defaultHostGuard(g) {
       if (guard === undefined) guard = g;
     },
     async handle(request, context = {}) {
+      const answering: { id: RequestId | null } = { id: null };
       try {
-        if (closed) throw new ContinuityError('endpoint-closed');
-        if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
+        checkGuard(request);
         switch (request.method) {
           case 'POST':
-            return await post(request, context);
+            return await post(request, context, answering);
           case 'GET':
             return await get(request, context);
           case 'DELETE':
@@ -320,16 +258,16 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
             return refusal(new ContinuityError('method-not-allowed'));
         }
       } catch (error) {
-        if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
-        return toRefusal(error);
+        reportUnexpected(error);
+        // A store that cannot be reached (or an owner that does not answer) is worth a retry soon.
+        if (!(error instanceof ContinuityError)) return toRefusal(error);
+        return refusal(error, answering.id, error.status === 503 ? RETRY_AFTER : undefined);
       }
     },
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(sweep);
-      await Promise.all([...sessions.values()].map((s) => (store.durable ? s.shutdown() : s.terminate()).catch(onError)));
-      sessions.clear();
+      await placement.close();
     },
   };
 }

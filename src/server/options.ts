@@ -44,6 +44,12 @@ export interface EndpointLimits {
   sessionIdleMs?: number;
   /** Events read from the store per replay page (default 512). */
   replayPageSize?: number;
+  /**
+   * On a durable or shared store, a session with no reader and nothing in flight is dropped
+   * from memory after this long, ms (default 60,000), and rebuilt on its next request the
+   * way a restart rebuilds it. What that loses is listed in `docs/clusters.md`.
+   */
+  passivateAfterMs?: number;
 }
 
 /** Options of {@link createEndpoint}. */
@@ -71,6 +77,25 @@ export interface EndpointOptions {
   onError?: (error: Error) => void;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * Several replicas sharing one store. On by default when the store is shared between
+   * processes (Redis); `enabled: true` also turns it on for endpoints sharing one store
+   * object in a process (memory, SQLite), which is how the protocol is tested in-process.
+   */
+  cluster?: ClusterOptions | undefined;
+}
+
+/** Options of the replicas of a cluster (see `docs/clusters.md`). */
+export interface ClusterOptions {
+  /** Run the ownership protocol even on a store that is not shared between processes. */
+  enabled?: boolean | undefined;
+  /** This replica's id (default: random). Unique among the replicas sharing the store. */
+  replicaId?: string | undefined;
+  /**
+   * How long an owner holds a session without renewing, ms (default 3,000). A dead owner's
+   * sessions are taken over this long after its last renewal; renewals run every third of it.
+   */
+  leaseMs?: number | undefined;
 }
 
 /** Options of the SSE→WebSocket upgrade. */
@@ -94,6 +119,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
   sessionIdleMs: 30 * 60 * 1000,
   replayPageSize: 512,
+  passivateAfterMs: 60_000,
 };
 
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {

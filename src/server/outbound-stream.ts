@@ -16,6 +16,8 @@ export interface StreamHost {
   readonly epoch: string;
   readonly log: EventLog;
   readonly replayPageSize: number;
+  /** Fencing token of this process's ownership of the session (clusters), passed on every write. */
+  readonly fence: number | undefined;
   now(): number;
   /** The stream has written and closed its last event. */
   onStreamComplete(stream: OutboundStream): void;
@@ -88,7 +90,7 @@ export class OutboundStream {
   /** Creates the stream in the log and returns it. */
   static async open(host: StreamHost, name: string, info: StreamInfo): Promise<OutboundStream> {
     const seed = chainSeed(host.epoch, name);
-    await host.log.openStream(host.sessionId, name, seed, info);
+    await host.log.openStream(host.sessionId, name, seed, info, host.fence);
     return new OutboundStream(host, name, info, 0, seed);
   }
 
@@ -247,7 +249,7 @@ export class OutboundStream {
         if (sink && !this.#catchingUp && !sink.ended) this.#writeToSink(sink, batch);
         this.#releaseWaiters();
       }
-      if (this.#completing && !this.#complete) await this.#finish();
+      if (this.#completing && !this.#complete) await this.#finish().catch((error: unknown) => this.#host.onStoreFailure(error));
     } finally {
       this.#flushing = false;
     }
@@ -255,17 +257,18 @@ export class OutboundStream {
 
   /** Writes one batch, retrying briefly: a busy store is not yet a failed one. */
   async #store(batch: Pending[]): Promise<void> {
-    const { log, sessionId } = this.#host;
+    const { log, sessionId, fence } = this.#host;
     const events = batch.map((p) => p.event);
     let failure: unknown;
     for (const delay of STORE_ATTEMPTS) {
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       try {
-        await log.append(sessionId, this.name, events);
+        await log.append(sessionId, this.name, events, fence);
         return;
       } catch (error) {
-        // A conflict will not heal by waiting: the log holds another history.
-        if (error instanceof ContinuityError && error.code === 'store-conflict') throw error;
+        // A conflict will not heal by waiting: the log holds another history; a fenced
+        // writer lost the session to another replica.
+        if (error instanceof ContinuityError && (error.code === 'store-conflict' || error.code === 'store-fenced')) throw error;
         failure = error;
       }
     }
@@ -285,8 +288,8 @@ export class OutboundStream {
 
   async #finish(): Promise<void> {
     this.#complete = true;
-    const { log, sessionId } = this.#host;
-    await log.closeStream(sessionId, this.name);
+    const { log, sessionId, fence } = this.#host;
+    await log.closeStream(sessionId, this.name, fence);
     if (this.#sink && !this.#catchingUp) this.#sink.close();
     this.#host.onStreamComplete(this);
   }

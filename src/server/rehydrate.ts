@@ -4,7 +4,10 @@
  * closed belonged to a request that was in flight when that process died — it can never
  * complete, so its unanswered requests are to be answered with `request-abandoned`.
  */
+import { ContinuityError } from '../protocol/errors.js';
+import { errorResponse, type RequestId } from '../protocol/jsonrpc.js';
 import type { EventLog, StreamHead } from '../store/types.js';
+import type { OutboundStream } from './outbound-stream.js';
 
 export interface OpenStreamPlan {
   name: string;
@@ -79,4 +82,14 @@ function responseId(payload: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Answers each request a dead owner left unanswered on `stream` with `request-abandoned`; the stream then completes. */
+export function abandonOpen(stream: OutboundStream, unanswered: readonly string[], report: (error: unknown) => void): void {
+  const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped');
+  for (const key of unanswered) {
+    void stream.append(JSON.stringify(errorResponse(JSON.parse(key) as RequestId, abandoned))).catch(report);
+    stream.answered(key);
+  }
+  stream.settle();
 }

@@ -4,6 +4,7 @@
  * it sends goes to the session's router, what the client posts comes in through
  * `receive`. It holds no state of its own beyond the callbacks.
  */
+import { ContinuityError } from '../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../protocol/jsonrpc.js';
 
 /** The subset of the SDK's `TransportSendOptions` we honour. */
@@ -51,7 +52,7 @@ export class SessionTransport {
   async start(): Promise<void> {}
 
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error('Transport closed'));
+    if (this.#closed) return Promise.reject(new ContinuityError('session-not-found', 'Transport closed: the session ended'));
     return this.#owner.deliver(message, options);
   }
 
@@ -66,10 +67,5 @@ export class SessionTransport {
   receive(message: JsonRpcMessage, extra: MessageExtra): void {
     if (this.#closed) return;
     this.onmessage?.(message, extra);
-  }
-
-  /** Reports an error the SDK server should know about. */
-  error(error: Error): void {
-    this.onerror?.(error);
   }
 }

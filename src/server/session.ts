@@ -7,19 +7,21 @@
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
-import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
+import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../store/types.js';
 import { byteLength } from '../store/rules.js';
 import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
-import { planRehydration, STANDALONE_STREAM as STANDALONE } from './rehydrate.js';
+import { abandonOpen, planRehydration, STANDALONE_STREAM as STANDALONE } from './rehydrate.js';
+import { isFenced, postResponse, type Accepted } from './session-post.js';
 import { replayStored } from './replay.js';
 import { checkCursor, checkPosition } from './resume.js';
 import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
 import type { SocketPort } from './event-sink.js';
 import { SessionSocket } from './session-socket.js';
 import { SseSink } from './sse-sink.js';
+import { RequestTable, idKey } from './request-table.js';
 import { StreamNames } from './stream-names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
 
@@ -30,6 +32,8 @@ export interface SessionDeps {
   readonly retryMs: number;
   readonly keepAliveMs: number;
   readonly jsonResponse: boolean;
+  /** The store is shared between replicas: a failing write lets the session go instead of ending it. */
+  readonly shared: boolean;
   now(): number;
   onError(error: Error): void;
   onEnd(session: Session): void;
@@ -38,10 +42,6 @@ export interface SessionDeps {
 /** Earlier epochs remembered per session: enough to name a reset, bounded. */
 const MAX_PAST_EPOCHS = 8;
 
-/** JSON text of an id: keeps `1` and `"1"` apart. */
-export function idKey(id: RequestId): string {
-  return JSON.stringify(id);
-}
 
 export class Session implements StreamHost, TransportOwner {
   readonly record: SessionRecord;
@@ -51,10 +51,7 @@ export class Session implements StreamHost, TransportOwner {
   #standalone!: OutboundStream;
   /** Open request streams by name. Completed ones live only in the log. */
   readonly #streams = new Map<string, OutboundStream>();
-  /** Request key → the stream that owes its response. */
-  readonly #byRequest = new Map<string, OutboundStream>();
-  /** Request key → resolver, for requests answered as JSON. */
-  readonly #jsonWaiters = new Map<string, { id: RequestId; resolve: (message: JsonRpcMessage) => void }>();
+  readonly #requests: RequestTable;
   readonly #names: StreamNames;
   #initializeKey: string | undefined;
   /** Responses nobody waits for (the replayed initialize of a rehydration). */
@@ -62,12 +59,16 @@ export class Session implements StreamHost, TransportOwner {
   #terminated = false;
   #persistedActiveAt: number;
   readonly #socket = new SessionSocket();
+  readonly fence: number | undefined;
 
-  constructor(record: SessionRecord, deps: SessionDeps) {
+  /** `fence`: the fencing token this process holds the session under (clusters). */
+  constructor(record: SessionRecord, deps: SessionDeps, fence?: number) {
     this.record = record;
     this.#deps = deps;
+    this.fence = fence;
     this.transport = new SessionTransport(record.id, this);
     this.#names = new StreamNames(deps.limits.maxStreamsPerSession);
+    this.#requests = new RequestTable(deps.limits.maxInFlightPerSession);
     this.#persistedActiveAt = record.lastActiveAt;
   }
 
@@ -128,44 +129,51 @@ export class Session implements StreamHost, TransportOwner {
     this.transport.receive(init, {});
     await initialized;
     this.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, {});
-    const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped');
     for (const { name, head, unanswered } of plan.open) {
       const stream = OutboundStream.restore(this, name, head, { kind: 'request', requestIds: unanswered });
       this.#streams.set(name, stream);
-      for (const key of unanswered) {
-        void stream.append(JSON.stringify(errorResponse(JSON.parse(key) as RequestId, abandoned))).catch(this.#report);
-        stream.answered(key);
-      }
-      stream.settle();
+      abandonOpen(stream, unanswered, this.#report);
     }
   }
 
   /** Handles the messages of one POST (already validated by the endpoint). */
-  async post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
+  post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
+    const extra = messageExtra(request, context.authInfo, () => this.#standalone.closeReader(this.#retry));
+    return postResponse(this, this.#deps.limits.maxBufferedBytes, this.#deps.keepAliveMs, (attach) => this.accept(messages, extra, batch, attach));
+  }
+
+  /**
+   * Takes the messages of one POST, here or carried from another replica: notifications
+   * and responses go to the SDK server; requests are answered on a new stream in the log
+   * (`attach` puts a reader on it before anything is written), or as JSON.
+   */
+  async accept(messages: JsonRpcMessage[], extra: MessageExtra, batch: boolean, attach?: (stream: OutboundStream) => void): Promise<Accepted> {
     this.touch();
     const requests = messages.filter(isRequest);
-    const extra = messageExtra(request, context.authInfo, () => this.#standalone.closeReader(this.#retry));
     if (requests.length === 0) {
       for (const m of messages) this.transport.receive(m, extra);
-      return new Response(null, { status: 202 });
+      return { kind: 'accepted' };
     }
     const keys = requests.map((r) => idKey(r.id));
-    this.#checkAdmission(keys);
-    if (this.#deps.jsonResponse) return this.#postJson(messages, keys, extra, batch);
+    this.#requests.admit(keys);
+    if (this.#deps.jsonResponse) {
+      const answers = this.#requests.awaitJson(keys, requests.map((r) => r.id), batch);
+      for (const m of messages) this.transport.receive(m, extra);
+      return { kind: 'json', body: await answers };
+    }
 
     const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
     if (this.#terminated) throw new ContinuityError('session-not-found');
     this.#streams.set(stream.name, stream);
-    for (const k of keys) this.#byRequest.set(k, stream);
-    const sink = this.#newSink();
-    void stream.attach(sink, 0);
+    this.#requests.onStream(keys, stream);
+    attach?.(stream);
     // The priming event is in the log and in the body before the response is returned, so
     // the adapter sends it with the headers: no window in which a client holds a stream
     // without a position to resume from.
     if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', { retry: this.#deps.retryMs, durable: true });
     const perRequest: MessageExtra = { ...extra, closeSSEStream: () => stream.closeReader(this.#retry) };
     for (const m of messages) this.transport.receive(m, perRequest);
-    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+    return { kind: 'stream', stream: stream.name };
   }
 
   /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
@@ -214,7 +222,8 @@ export class Session implements StreamHost, TransportOwner {
     if (this.#terminated) return;
     this.#terminated = true;
     this.#detachAll();
-    this.#abandonAll();
+    this.#streams.clear();
+    this.#requests.abandonAll();
     try {
       await this.#server?.close();
     } catch (error) {
@@ -234,14 +243,6 @@ export class Session implements StreamHost, TransportOwner {
     for (const s of this.#streams.values()) s.detach();
   }
 
-  #abandonAll(): void {
-    this.#streams.clear();
-    this.#byRequest.clear();
-    // A JSON answer still owed can never come: say so instead of leaving the POST hanging.
-    for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned')));
-    this.#jsonWaiters.clear();
-  }
-
   /**
    * Starts a new generation of the event log: every stored stream is dropped, the epoch
    * rotates (the old one is remembered, so its cursors get `replay-epoch-mismatch`), live
@@ -255,7 +256,7 @@ export class Session implements StreamHost, TransportOwner {
     await store.log.dropSession(this.sessionId);
     this.record.pastEpochs = [...this.record.pastEpochs, this.record.epoch].slice(-MAX_PAST_EPOCHS);
     this.record.epoch = randomToken(12);
-    await store.sessions.put(this.record);
+    await store.sessions.put(this.record, this.fence);
     this.#names.forgetCompleted();
     this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
     const open = [...this.#streams.values()];
@@ -264,7 +265,7 @@ export class Session implements StreamHost, TransportOwner {
       const keys = [...old.openRequests];
       const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
       this.#streams.set(stream.name, stream);
-      for (const k of keys) this.#byRequest.set(k, stream);
+      this.#requests.onStream(keys, stream);
     }
   }
 
@@ -274,7 +275,7 @@ export class Session implements StreamHost, TransportOwner {
 
   /** An upgrade is offered only to a quiet session: no request is answered on an SSE stream. */
   get canOfferUpgrade(): boolean {
-    return this.#socket.state === 'sse-active' && this.#streams.size === 0 && this.#byRequest.size === 0 && this.#jsonWaiters.size === 0;
+    return this.#socket.state === 'sse-active' && this.#streams.size === 0 && this.#requests.size === 0;
   }
 
   /** Feeds the upgrade state machine; a `supersede` action ends the session. */
@@ -331,7 +332,7 @@ export class Session implements StreamHost, TransportOwner {
     // after a restart does not expire sessions that were in use.
     if (now - this.#persistedActiveAt > this.#deps.limits.sessionIdleMs / 10) {
       this.#persistedActiveAt = now;
-      void this.#deps.store.sessions.put(this.record).catch(this.#report);
+      void this.#deps.store.sessions.put(this.record, this.fence).catch(this.#report);
     }
   }
 
@@ -354,24 +355,20 @@ export class Session implements StreamHost, TransportOwner {
         return swallow();
       }
       if (key === this.#initializeKey) await this.#onInitializeResponse(message);
-      const waiter = this.#jsonWaiters.get(key);
-      if (waiter) {
-        this.#jsonWaiters.delete(key);
-        return waiter.resolve(message);
-      }
-      const stream = this.#byRequest.get(key);
-      if (!stream) throw new Error(`No open request ${key} to answer`);
+      if (this.#requests.resolveJson(key, message)) return;
+      const stream = this.#requests.stream(key);
+      if (!stream) throw new ContinuityError('internal-error', `No open request ${key} to answer`);
       let payload = JSON.stringify(message);
       if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
         payload = JSON.stringify(errorResponse(message.id, new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes })));
       }
-      this.#byRequest.delete(key);
+      this.#requests.answered(key);
       const appended = stream.append(payload);
       stream.answered(key);
       return appended;
     }
     const related = options?.relatedRequestId;
-    const stream = (related !== undefined && this.#byRequest.get(idKey(related))) || this.#standalone;
+    const stream = (related !== undefined && this.#requests.stream(idKey(related))) || this.#standalone;
     const payload = JSON.stringify(message);
     if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
       throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
@@ -384,6 +381,13 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   onStoreFailure(error: unknown): void {
+    if (isFenced(error) || this.#deps.shared) {
+      // Another replica owns the session now (fenced), or a shared store failed: let go
+      // at once, writing nothing; readers end and resume on whoever holds it next.
+      if (!isFenced(error)) this.#report(error);
+      void this.shutdown().catch(this.#report);
+      return;
+    }
     this.#report(error);
     // Terminate: the next request gets 404 and its client re-initializes. The store is
     // failing, so its own cleanup may fail too; that is reported, not retried.
@@ -414,33 +418,11 @@ export class Session implements StreamHost, TransportOwner {
     const version = 'result' in message ? message.result.protocolVersion : undefined;
     if (typeof version === 'string') {
       this.record.protocolVersion = version;
-      await this.#deps.store.sessions.put(this.record);
+      await this.#deps.store.sessions.put(this.record, this.fence);
     } else {
       // The SDK refused to initialize: the session must not outlive the answer.
       setImmediate(() => void this.terminate().catch(this.#report));
     }
-  }
-
-  #checkAdmission(keys: string[]): void {
-    if (this.#byRequest.size + this.#jsonWaiters.size + keys.length > this.#deps.limits.maxInFlightPerSession) {
-      throw new ContinuityError('in-flight-limit');
-    }
-    const seen = new Set<string>();
-    for (const k of keys) {
-      if (seen.has(k) || this.#byRequest.has(k) || this.#jsonWaiters.has(k)) {
-        throw new ContinuityError('duplicate-request-id', `A request with id ${k} is already in flight`);
-      }
-      seen.add(k);
-    }
-  }
-
-  async #postJson(messages: JsonRpcMessage[], keys: string[], extra: MessageExtra, batch: boolean): Promise<Response> {
-    const ids = messages.filter(isRequest).map((r) => r.id);
-    const answers = keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve })));
-    for (const m of messages) this.transport.receive(m, extra);
-    const results = await Promise.all(answers);
-    const headers = { 'content-type': 'application/json', 'mcp-session-id': this.sessionId, 'x-mcp-replay-epoch': this.epoch };
-    return new Response(JSON.stringify(batch ? results : results[0]), { status: 200, headers });
   }
 
   #newSink(): SseSink {

@@ -1,0 +1,151 @@
+/**
+ * Three real `serve` processes on one Redis (a private `redis-server`), behind a proxy that
+ * sends each request, and each reconnect, to the next replica: resumes, official SDK
+ * clients and our client, a sampling answer through a non-owner.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { ContinuityClientTransport } from '../../src/client/index.js';
+import { parseEventId } from '../../src/protocol/event-id.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { startReplica, type Replica } from '../helpers/replicas.js';
+import { startRoundRobin, type RoundRobin } from '../helpers/round-robin.js';
+import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
+import { deliveryReport, prng } from '../helpers/stream-server.js';
+
+const SEED = Number(process.env.CLUSTER_SEED ?? 20261130);
+const ZERO = { lost: 0, duplicated: 0, reordered: 0, unexpected: 0 };
+
+/** `count` distinct cut points in [1, max], sorted, from `seed`. */
+function cutPoints(seed: number, count: number, max: number): number[] {
+  const rand = prng(seed);
+  const points = new Set<number>();
+  while (points.size < count) points.add(1 + Math.floor(rand() * max));
+  return [...points].sort((a, b) => a - b);
+}
+
+function emitSeqs(events: EventSourceMessage[]): number[] {
+  return messages(events)
+    .filter((m) => m.method === 'notifications/message')
+    .map((m) => (m.params as { data: { seq: number } }).data.seq);
+}
+
+describe('three replicas on Redis behind a round-robin proxy', () => {
+  let redis: RedisServer;
+  const replicas: Replica[] = [];
+  let proxy: RoundRobin;
+  before(async () => {
+    redis = await startRedis();
+    const spec = `${redis.url}?leaseMs=1000`;
+    replicas.push(...(await Promise.all([0, 1, 2].map(() => startReplica(spec)))));
+    proxy = await startRoundRobin(replicas.map((r) => r.url));
+  });
+  after(async () => {
+    await proxy?.close();
+    await Promise.all(replicas.map((r) => r.kill('SIGTERM')));
+    await redis?.stop();
+  });
+
+  test(`a 1,000-event call cut at 50 seeded points, each resume on the next replica: 0 lost, duplicated, reordered (seed ${SEED})`, async () => {
+    const h = await initialize(proxy.url);
+    const request = rpc('tools/call', { name: 'emit', arguments: { count: 1000 } });
+    const cuts = cutPoints(SEED, 50, 1000);
+    const all: EventSourceMessage[] = [];
+    let cutIndex = 0;
+    const cutAt = (): ((e: EventSourceMessage, got: EventSourceMessage[]) => boolean) | undefined => {
+      const target = cuts[cutIndex];
+      if (target === undefined) return undefined;
+      const already = all.length;
+      return (_e, got) => already + got.length >= target;
+    };
+    const mode = (): 'fin' | 'rst' => (cutIndex % 2 === 0 ? 'fin' : 'rst');
+    let response = await send(proxy.url, { body: request, headers: sessionHeaders(h), cutWhen: cutAt(), cut: mode() });
+    assert.equal(response.status, 200, response.text);
+    all.push(...response.events);
+    const answered = (): boolean => messages(all).some((m) => m.id === request.id);
+    for (let round = 0; !answered(); round++) {
+      assert.ok(round < cuts.length + 3, `seed ${SEED}: no final response after ${round} resumes`);
+      cutIndex++;
+      const last = all.at(-1)?.id;
+      assert.ok(last, `seed ${SEED}: nothing to resume from`);
+      response = await send(proxy.url, { headers: sessionHeaders(h, { 'last-event-id': last }), cutWhen: cutAt(), cut: mode() });
+      assert.equal(response.status, 200, `seed ${SEED}: resume refused: ${response.text}`);
+      all.push(...response.events);
+    }
+    assert.ok(cutIndex >= 50, `all 50 cuts landed (${cutIndex})`);
+    assert.deepEqual({ ...deliveryReport(emitSeqs(all), 1000), received: undefined }, { ...ZERO, received: undefined }, `seed ${SEED} cuts ${cuts.join(',')}`);
+    const seqs = all.map((e) => parseEventId(e.id as string).seq);
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `seed ${SEED}: event ids contiguous across replicas`);
+    assert.ok(proxy.counts.every((n) => n > 10), `every replica served requests: ${proxy.counts.join(',')}`);
+  });
+
+  test('a sampling request answered through a non-owner reaches the tool on the owner', async () => {
+    const [a, b, c] = replicas.map((r) => r.url) as [URL, URL, URL];
+    const h = await initialize(a);
+    let answered = false;
+    const response = await send(b, {
+      body: rpc('tools/call', { name: 'sample', arguments: { prompt: 'ping' } }),
+      headers: sessionHeaders(h),
+      cutWhen: (event) => {
+        const m = event.data === '' ? undefined : (JSON.parse(event.data) as { method?: string; id?: number });
+        if (m?.method === 'sampling/createMessage' && !answered) {
+          answered = true;
+          const reply = { jsonrpc: '2.0', id: m.id, result: { role: 'assistant', content: { type: 'text', text: 'pong via c' }, model: 'm' } };
+          void send(c, { body: reply, headers: sessionHeaders(h) });
+        }
+        return false;
+      },
+    });
+    const last = messages(response.events).at(-1) as { result?: { content?: Array<{ text?: string }> } };
+    assert.equal(last.result?.content?.[0]?.text, 'pong via c');
+  });
+
+  const clients = {
+    'SDK v1': async (url: URL) => {
+      const client = new ClientV1({ name: 'v1', version: '1.0.0' });
+      await client.connect(new TransportV1(url));
+      return {
+        list: () => client.listTools(),
+        call: (onprogress: () => void) => client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress }),
+        close: () => client.close(),
+      };
+    },
+    'SDK v2': async (url: URL) => {
+      const client = new ClientV2({ name: 'v2', version: '2.0.0' });
+      await client.connect(new TransportV2(url));
+      return {
+        list: () => client.listTools(),
+        call: (onprogress: () => void) => client.callTool({ name: 'emit', arguments: { count: 20 } }, { onprogress }),
+        close: () => client.close(),
+      };
+    },
+    ours: async (url: URL) => {
+      const client = new ClientV1({ name: 'ours', version: '1.0.0' });
+      await client.connect(new ContinuityClientTransport(url));
+      return {
+        list: () => client.listTools(),
+        call: (onprogress: () => void) => client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress }),
+        close: () => client.close(),
+      };
+    },
+  };
+  for (const [name, connect] of Object.entries(clients)) {
+    test(`${name} client through the proxy: tools/list and a call with progress`, async () => {
+      const c = await connect(proxy.url);
+      try {
+        const { tools } = await c.list();
+        assert.ok(tools.some((t) => t.name === 'emit'));
+        let progress = 0;
+        const result = await c.call(() => progress++);
+        assert.deepEqual((result as { structuredContent?: unknown }).structuredContent, { emitted: 20 });
+        assert.equal(progress, 20);
+      } finally {
+        await c.close();
+      }
+    });
+  }
+});
