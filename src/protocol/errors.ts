@@ -83,6 +83,7 @@ export const ERRORS = {
   'store-unavailable': { status: 503, rpc: JsonRpcCode.InternalError, message: 'Store unavailable', retryable: true },
   'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
   'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
+  'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every public error code. */

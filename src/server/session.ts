@@ -343,8 +343,9 @@ export class Session implements StreamHost, TransportOwner {
       // Since the upgrade offer everything goes to the socket's stream, and only there:
       // nothing is ever delivered on both transports.
       const payload = JSON.stringify(message);
-      if (byteLength(payload) > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
-      return socketStream.append(payload);
+      const bytes = byteLength(payload);
+      if (bytes > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
+      return socketStream.append(payload, { bytes });
     }
     if (isResponse(message) && message.id !== null && message.id !== undefined) {
       const key = idKey(message.id);
@@ -373,10 +374,11 @@ export class Session implements StreamHost, TransportOwner {
     const related = options?.relatedRequestId;
     const stream = (related !== undefined && this.#byRequest.get(idKey(related))) || this.#standalone;
     const payload = JSON.stringify(message);
-    if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
+    const bytes = byteLength(payload);
+    if (bytes > this.#deps.limits.maxEventBytes) {
       throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
     }
-    return stream.append(payload);
+    return stream.append(payload, { bytes });
   }
 
   transportClosed(): void {
