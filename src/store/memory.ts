@@ -4,7 +4,7 @@
  * honest outcome when the log is lost.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import { checkContiguous, eventBytes, resolveRetention } from './rules.js';
+import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import type {
   EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
@@ -52,7 +52,7 @@ class MemoryEventLog implements EventLog {
     checkContiguous(s.head, events);
     for (const e of events) {
       s.events.push(e);
-      s.bytes += eventBytes(e);
+      s.bytes += byteLength(e.payload);
     }
     const last = events[events.length - 1];
     if (last) {
@@ -104,7 +104,7 @@ class MemoryEventLog implements EventLog {
       const oldest = s.events[s.start] as LogEvent;
       if (count <= maxEvents && s.bytes <= maxBytes && oldest.at >= cutoff) break;
       s.start++;
-      s.bytes -= eventBytes(oldest);
+      s.bytes -= byteLength(oldest.payload);
       s.head.firstSeq = oldest.seq + 1;
       s.head.baseChain = oldest.chain;
     }

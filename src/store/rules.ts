@@ -41,11 +41,6 @@ export function countUtf8(s: string): number {
   return n;
 }
 
-/** An event's payload size: counted once by its producer, else here. */
-export function eventBytes(e: LogEvent): number {
-  return e.bytes ?? byteLength(e.payload);
-}
-
 /** Throws `store-conflict` unless `events` continue `head` contiguously. Shared by stores. */
 export function checkContiguous(head: StreamHead, events: readonly LogEvent[]): void {
   if (head.closed) throw new ContinuityError('store-conflict', 'Stream is closed');

@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
-import { checkContiguous, eventBytes, resolveRetention } from './rules.js';
+import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import { toHead, toRecord, type SessionRow, type StreamRow, type TrimRow } from './sqlite-rows.js';
 import type {
@@ -222,7 +222,7 @@ class SqliteEventLog implements EventLog {
     checkContiguous(head, events);
     let bytes = row.bytes;
     for (const e of events) {
-      const b = eventBytes(e);
+      const b = byteLength(e.payload);
       st.insertEvent.run(session, stream, e.seq, e.chain, e.at, b, e.payload);
       bytes += b;
     }

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { byteLength, countUtf8, eventBytes } from '../../src/store/rules.js';
+import { byteLength, countUtf8 } from '../../src/store/rules.js';
 import { encodeSseEvent } from '../../src/protocol/sse.js';
 import { eventIdPrefix, formatEventId, nextChain, chainSeed } from '../../src/protocol/event-id.js';
 import { createHash } from 'node:crypto';
@@ -21,10 +21,6 @@ describe('byte counting', () => {
       assert.equal(byteLength(s), expected, 'native count');
     });
   }
-  it('an event carries its count; without one it is counted', () => {
-    assert.equal(eventBytes({ seq: 1, chain: 'c', payload: 'é', at: 0 }), 2);
-    assert.equal(eventBytes({ seq: 1, chain: 'c', payload: 'é', at: 0, bytes: 2 }), 2);
-  });
 });
 
 describe('SSE data fast path', () => {
