@@ -60,6 +60,14 @@ const HIGH_WATER_BYTES = 1024 * 1024;
  */
 export const TURN_BYTES = 32 * 1024;
 export const TURN_MS = 2;
+/**
+ * How long a producer waits, per turn, for a live reader that is behind (its response
+ * buffer is full) before going on without it. Pacing a producer to its reader keeps a fast
+ * tool from outrunning the reader's buffer and then the log's retention; the bound keeps a
+ * stalled reader from stalling the tool (that reader is cut at its buffer limit and resumes
+ * from the log).
+ */
+export const READER_WAIT_MS = 1_000;
 interface Waiter {
   seq: number;
   durable: boolean;
@@ -192,10 +200,15 @@ export class OutboundStream {
     const first = this.#yielders.length === 0;
     const p = new Promise<void>((resolve) => this.#yielders.push(resolve));
     if (first) {
-      setImmediate(() => {
-        this.#turnBytes = 0;
-        for (const resolve of this.#yielders.splice(0)) resolve();
-      });
+      const release = (): void => {
+        setImmediate(() => {
+          this.#turnBytes = 0;
+          for (const resolve of this.#yielders.splice(0)) resolve();
+        });
+      };
+      const sink = this.#sink;
+      if (sink && !sink.ended && !this.#catchingUp) void readerReady(sink).then(release);
+      else release();
     }
     return p;
   }
@@ -357,5 +370,18 @@ export class OutboundStream {
     }
     if (out.length === 0) return;
     if (sink.write(out) && this.#sinkSeq > this.#deliveredSeq) this.#deliveredSeq = this.#sinkSeq;
+  }
+}
+
+/** Resolves when `sink` wants more data, or after {@link READER_WAIT_MS}. */
+async function readerReady(sink: EventSink): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, READER_WAIT_MS);
+  });
+  try {
+    await Promise.race([sink.drained(), bound]);
+  } finally {
+    clearTimeout(timer);
   }
 }

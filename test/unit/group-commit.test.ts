@@ -153,6 +153,41 @@ describe('group commit', () => {
     assert.deepEqual(g.batches.flat().map((e) => e.bytes), payloads.map((p) => Buffer.byteLength(p, 'utf8')));
   });
 
+  it('paces a producer to a live reader that is behind, and goes on without a reader that never drains', async () => {
+    const g = gatedLog();
+    const stream = await openStream(g.log);
+    let drain: (() => void) | undefined;
+    let stalled = true;
+    const sink = collectingSink();
+    sink.drained = () => (stalled ? new Promise<void>((resolve) => (drain = resolve)) : Promise.resolve());
+    await stream.attach(sink, 0);
+    let appended = 0;
+    const producer = (async () => {
+      for (let i = 0; i < 100; i++) {
+        await stream.append(KIB);
+        appended++;
+      }
+    })();
+    await waitFor(() => drain !== undefined, 'the producer waits for the reader');
+    const before = appended;
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(appended, before, 'no appends while the reader is behind');
+    assert.ok(before <= Math.ceil(TURN_BYTES / 1024), `at most one turn went ahead of the reader (${before})`);
+    stalled = false;
+    drain?.();
+    await within(producer, 'the producer finishes once the reader reads');
+    await waitFor(() => sink.events.length === 100, 'all delivered');
+
+    // A reader that never drains delays each turn by a bounded wait, never forever.
+    const never = collectingSink();
+    never.drained = () => new Promise<void>(() => {});
+    const second = await openStream(gatedLog().log);
+    await second.attach(never, 0);
+    await within((async () => {
+      for (let i = 0; i < 40; i++) await second.append(KIB);
+    })(), 'appends complete despite a reader that never drains');
+  });
+
   it('refuses an append after the stream completed with a coded error', async () => {
     const g = gatedLog();
     const host: StreamHost = {
