@@ -7,12 +7,14 @@
  *
  * Latency bound: a producer that awaits each append would otherwise run on microtasks
  * alone, holding the event loop (and every other session's socket) until the backlog
- * limit. After {@link TURN_BYTES} or {@link TURN_MS} of appends in one turn, `append`
- * resolves only on the next turn instead, so a batch closes small and leaves at once.
+ * limit. After {@link TURN_BYTES} of appends to one stream, or once all producers together
+ * have spent the turn's time budget (`./turns.ts`), `append` resolves only on the next
+ * turn instead, so a batch closes small and leaves at once.
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { chainSeed, eventIdPrefix, nextChain } from '../protocol/event-id.js';
 import { byteLength } from '../store/rules.js';
+import { nextTurn, turnBudgetSpent } from './turns.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { EventSink } from './event-sink.js';
 
@@ -54,12 +56,11 @@ export interface AppendOptions {
  */
 const HIGH_WATER_BYTES = 1024 * 1024;
 /**
- * Payload bytes, and milliseconds, of appends one producer may make in one event-loop
- * turn before `append` resolves on the next turn. This is what closes a batch: the flush
- * queued on the first append of the turn runs before the producer resumes.
+ * Payload bytes appended to one stream in one event-loop turn before `append` resolves on
+ * the next turn. This is what closes a batch: the flush queued on the first append of the
+ * turn runs before the producer resumes.
  */
 export const TURN_BYTES = 32 * 1024;
-export const TURN_MS = 2;
 /**
  * How long a producer waits, per turn, for a live reader that is behind (its response
  * buffer is full) before going on without it. Pacing a producer to its reader keeps a fast
@@ -92,11 +93,10 @@ export class OutboundStream {
   #pending: Pending[] = [];
   /** Bytes appended and not yet in the log (what the high-water mark limits). */
   #pendingBytes = 0;
-  /** Bytes appended in this turn, and when the turn's first append was made. */
+  /** Bytes appended since this stream's last flush or yield. */
   #turnBytes = 0;
-  #turnStart = 0;
-  /** Producers told to come back next turn; released together by one macrotask. */
-  #yielders: Array<() => void> = [];
+  /** A wait for a lagging reader in progress, shared by the appends that meet it. */
+  #readerWait: Promise<void> | undefined;
   /** Callers waiting for the backlog to drain below the high-water mark, or for durability. */
   #waiters: Waiter[] = [];
   #broken: unknown;
@@ -181,36 +181,30 @@ export class OutboundStream {
     const at = this.#host.now();
     this.#pending.push({ event: { seq, chain, payload, bytes, at }, retry: options?.retry });
     this.#pendingBytes += bytes;
-    if (this.#turnBytes === 0) this.#turnStart = at;
     this.#turnBytes += bytes;
     this.#scheduleFlush();
     if (options?.durable === true || this.#pendingBytes > HIGH_WATER_BYTES) {
       const durable = options?.durable === true;
       return new Promise<void>((resolve, reject) => this.#waiters.push({ seq, durable, resolve, reject }));
     }
-    if (this.#turnBytes < TURN_BYTES && at - this.#turnStart < TURN_MS) return Promise.resolve();
-    return this.#nextTurn();
+    const starved = turnBudgetSpent();
+    if (!starved && this.#turnBytes < TURN_BYTES) return Promise.resolve();
+    return this.#yieldTurn(starved);
   }
 
   /**
-   * Resolves on a later macrotask than the flush already queued: the batch so far goes to
-   * the store and the socket, and other I/O runs, before the producer adds more.
+   * Resolves on a later turn than the flush already queued: the batch so far goes to the
+   * store and the socket, and other I/O runs, before the producer adds more. A live reader
+   * that is behind is waited for first (boundedly).
    */
-  #nextTurn(): Promise<void> {
-    const first = this.#yielders.length === 0;
-    const p = new Promise<void>((resolve) => this.#yielders.push(resolve));
-    if (first) {
-      const release = (): void => {
-        setImmediate(() => {
-          this.#turnBytes = 0;
-          for (const resolve of this.#yielders.splice(0)) resolve();
-        });
-      };
-      const sink = this.#sink;
-      if (sink && !sink.ended && !this.#catchingUp) void readerReady(sink).then(release);
-      else release();
-    }
-    return p;
+  #yieldTurn(starved: boolean): Promise<void> {
+    this.#turnBytes = 0;
+    const sink = this.#sink;
+    if (!sink || sink.ended || this.#catchingUp) return nextTurn(starved);
+    this.#readerWait ??= readerReady(sink).finally(() => {
+      this.#readerWait = undefined;
+    });
+    return this.#readerWait.then(() => nextTurn(starved));
   }
 
   /** A response for `key` was appended: once none is owed, the stream completes. */
@@ -282,9 +276,8 @@ export class OutboundStream {
     this.#flushScheduled = true;
     setImmediate(() => {
       this.#flushScheduled = false;
-      // A producer that yielded starts a fresh turn; one that did not (it awaited
-      // something else) must not inherit this turn's count either.
-      if (this.#yielders.length === 0) this.#turnBytes = 0;
+      // What was appended so far goes out now: the next batch starts empty.
+      this.#turnBytes = 0;
       if (!this.#flushing) void this.#flush();
     });
   }
