@@ -14,7 +14,7 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { chainSeed, eventIdPrefix, nextChain } from '../protocol/event-id.js';
 import { byteLength } from '../store/rules.js';
-import { nextTurn, turnBudgetSpent } from './turns.js';
+import { atNextTurn, nextTurn, turnBudgetSpent } from './turns.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { EventSink } from './event-sink.js';
 
@@ -274,7 +274,7 @@ export class OutboundStream {
   #scheduleFlush(): void {
     if (this.#flushing || this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => {
+    atNextTurn(() => {
       this.#flushScheduled = false;
       // What was appended so far goes out now: the next batch starts empty.
       this.#turnBytes = 0;

@@ -386,6 +386,8 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   onStoreFailure(error: unknown): void {
+    // A batch still queued when the session ended may meet its dropped log: nothing to report.
+    if (this.#terminated) return;
     this.#report(error);
     // Terminate: the next request gets 404 and its client re-initializes. The store is
     // failing, so its own cleanup may fail too; that is reported, not retried.

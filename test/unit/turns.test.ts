@@ -1,12 +1,20 @@
 /** The shared producer budget: a yield resolves on a later turn, and producers cut short by the budget go first. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextTurn, turnBudgetSpent } from '../../src/server/turns.js';
+import { atNextTurn, nextTurn, turnBudgetSpent } from '../../src/server/turns.js';
 
 describe('turn budget', () => {
-  it('a fresh turn has budget left; a yield resolves after work already queued for the next turn', async () => {
+  it('a fresh turn has budget left; a yield resolves after the work queued for the next turn', async () => {
     await nextTurn(false); // start from a clean turn
     assert.equal(turnBudgetSpent(), false);
+    const order: string[] = [];
+    const yielded = nextTurn(false).then(() => order.push('resumed'));
+    atNextTurn(() => order.push('queued work'));
+    await yielded;
+    assert.deepEqual(order, ['queued work', 'resumed']);
+  });
+
+  it('a yield lets other macrotasks run', async () => {
     const order: string[] = [];
     setImmediate(() => order.push('queued before'));
     await nextTurn(false);
