@@ -76,6 +76,24 @@ export function parseEventId(raw: string): EventId {
   return { epoch, stream, seq, chain };
 }
 
+/**
+ * {@link tryParseEventId} for an ID expected to start with `prefix`, which must be
+ * {@link eventIdPrefix}`(epoch, stream)`: only the seq and chain are left to check, so a
+ * reader that knows its stream skips the split and the token checks per event. An ID
+ * without the prefix is parsed in full.
+ */
+export function tryParseEventIdIn(raw: string, prefix: string, epoch: string, stream: string): EventId | undefined {
+  if (raw.length > MAX_EVENT_ID_LENGTH || !raw.startsWith(prefix)) return tryParseEventId(raw);
+  const dot = raw.indexOf('.', prefix.length);
+  if (dot === -1) return undefined;
+  const seqText = raw.slice(prefix.length, dot);
+  const chain = raw.slice(dot + 1);
+  if (!SEQ.test(seqText) || !CHAIN.test(chain)) return undefined;
+  const seq = Number(seqText);
+  if (!Number.isSafeInteger(seq)) return undefined;
+  return { epoch, stream, seq, chain };
+}
+
 /** Like {@link parseEventId} but returns `undefined` instead of throwing. */
 export function tryParseEventId(raw: string): EventId | undefined {
   try {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { byteLength, countUtf8 } from '../../src/store/rules.js';
 import { encodeSseEvent } from '../../src/protocol/sse.js';
-import { eventIdPrefix, formatEventId, nextChain, chainSeed } from '../../src/protocol/event-id.js';
+import { eventIdPrefix, formatEventId, nextChain, chainSeed, tryParseEventId, tryParseEventIdIn } from '../../src/protocol/event-id.js';
 import { createHash } from 'node:crypto';
 import { isContinuityError } from '../../src/protocol/errors.js';
 
@@ -50,4 +50,19 @@ describe('event IDs made by a stream', () => {
       assert.equal(nextChain(prev, p), expected);
     }
   });
+});
+
+describe('parsing IDs of a known stream', () => {
+  const prefix = eventIdPrefix('EP', 'st');
+  const ids = [
+    'EP.st.1.AAAAAAAAAAAAAAAA', 'EP.st.42.abcdefghijklmnop', 'EP.st.0.AAAAAAAAAAAAAAAA', 'EP.st.01.AAAAAAAAAAAAAAAA',
+    'EP.st.1.AAAAAAAAAAAAAAA', 'EP.st.1.AAAAAAAAAAAAAAAAA', 'EP.st.1.AAAAAAAAAAAAAAA=', 'EP.st.1', 'EP.st.', 'EP.st.1.A.B',
+    'EP.st.99999999999999999.AAAAAAAAAAAAAAAA', 'EP.other.1.AAAAAAAAAAAAAAAA', 'XX.st.1.AAAAAAAAAAAAAAAA', 'EP.st.1.AAAA AAAAAAAAAAAA',
+    `EP.st.1.${'A'.repeat(200)}`, '', '5',
+  ];
+  for (const id of ids) {
+    it(JSON.stringify(id.slice(0, 40)), () => {
+      assert.deepEqual(tryParseEventIdIn(id, prefix, 'EP', 'st'), tryParseEventId(id));
+    });
+  }
 });
