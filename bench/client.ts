@@ -8,7 +8,8 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { clock } from './workload.js';
 
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+// No keep-alive: a server closing an idle socket as the client reuses it would fail a request at random.
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
 const PROTOCOL = '2025-11-25';
 
 export interface Session {
@@ -161,9 +162,11 @@ export async function burst(url: URL, s: Session, count: number, size: number, l
 
 /**
  * A GET resume from `lastEventId`: ms until `expect` events are read (a stream that stays
- * open, like the SDK's, is then dropped) or the response ends; the body of a refusal.
+ * open, like the SDK's, is then dropped) or the response ends; the body of a refusal. A
+ * server that sends fewer events and keeps the stream open is given `quietMs` of silence,
+ * and the time is then taken at its last event.
  */
-export async function replay(url: URL, s: Session, lastEventId: string, expect: number): Promise<{ events: number; ms: number; status: number; body: string }> {
+export async function replay(url: URL, s: Session, lastEventId: string, expect: number, quietMs = 2_000): Promise<{ events: number; ms: number; status: number; body: string }> {
   const started = performance.now();
   const res = await send(url, 'GET', { accept: 'text/event-stream', ...headers(s, { 'last-event-id': lastEventId }) });
   if (res.statusCode !== 200) {
@@ -171,18 +174,26 @@ export async function replay(url: URL, s: Session, lastEventId: string, expect: 
     return { events: 0, ms: performance.now() - started, status: res.statusCode ?? 0, body };
   }
   let events = 0;
-  let ms = 0;
+  let lastAt = performance.now();
   await new Promise<void>((resolve, reject) => {
+    let timer = setTimeout(done, quietMs);
+    function done(): void {
+      clearTimeout(timer);
+      res.destroy();
+      resolve();
+    }
     readEvents(res, () => {
-      if (++events === expect) {
-        ms = performance.now() - started;
-        res.destroy();
-        resolve();
+      events++;
+      lastAt = performance.now();
+      if (events === expect) done();
+      else {
+        clearTimeout(timer);
+        timer = setTimeout(done, quietMs);
       }
       return false;
-    }).then(() => resolve(), reject);
+    }).then(done, reject);
   });
-  return { events, ms: ms || performance.now() - started, status: 200, body: '' };
+  return { events, ms: lastAt - started, status: 200, body: '' };
 }
 
 export { send as rawSend, text as readText };

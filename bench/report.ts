@@ -27,6 +27,8 @@ export interface Results {
   targets: TargetLine[];
   /** Sections other harnesses add (e.g. a cluster run), rendered as given. */
   extra: Array<{ title: string; markdown: string }>;
+  /** Measurements that failed (their cells are missing). */
+  failures: string[];
 }
 
 const SIZE: Record<number, string> = { 100: '100 B', 4096: '4 KiB', 65536: '64 KiB' };
@@ -53,6 +55,11 @@ export function renderMarkdown(r: Results): string {
   const out: string[] = [];
   out.push(`Profile \`${r.profile.name}\`, ${r.profile.rounds} interleaved rounds after a warm-up; ${r.startedAt}; ${r.durationS.toFixed(0)} s; Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu}, load ${r.machine.loadavg.map((x) => x.toFixed(1)).join('/')} at start.`);
   out.push('');
+  if (r.failures.length) {
+    out.push('**Failed measurements:**');
+    for (const f of r.failures) out.push(`- ${f}`);
+    out.push('');
+  }
   out.push('### Targets');
   out.push('');
   out.push('| | target | measured | bound |');

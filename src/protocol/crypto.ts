@@ -12,6 +12,8 @@ type OneShot = (algorithm: string, data: string, encoding: 'base64url') => strin
  * Runtimes without it use the `Hash` object.
  */
 const oneShot = (nodeCrypto as { hash?: OneShot }).hash;
+/** Above this many UTF-16 units, joining the parts costs more than the `Hash` object saves. */
+const ONE_SHOT_MAX = 1024;
 
 /** base64url(SHA-256(input)) truncated to `chars` characters. */
 export function sha256b64url(input: string, chars: number): string {
@@ -21,9 +23,9 @@ export function sha256b64url(input: string, chars: number): string {
 
 /** base64url(SHA-256(first ‖ second)) truncated. */
 export function sha256b64urlOfPair(first: string, second: string, chars: number): string {
-  // One-shot: the joined string is a rope, flattened natively once, cheaper than a Hash
-  // object's separate updates. Without it: the parts are hashed in place, not joined.
-  if (oneShot !== undefined) return oneShot('sha256', first + second, 'base64url').slice(0, chars);
+  // Small inputs: one-shot on the joined string (cheaper than a Hash object's calls).
+  // Large ones: hashed in place, so the payload is not copied into a joined string first.
+  if (oneShot !== undefined && second.length <= ONE_SHOT_MAX) return oneShot('sha256', first + second, 'base64url').slice(0, chars);
   return nodeCrypto.createHash('sha256').update(first, 'utf8').update(second, 'utf8').digest('base64url').slice(0, chars);
 }
 
