@@ -8,8 +8,11 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { clock } from './workload.js';
 
-// No keep-alive: a server closing an idle socket as the client reuses it would fail a request at random.
+// No keep-alive for streams: a server closing an idle socket as the client reuses it would
+// fail a request at random. Session setup (many short requests in a row) reuses sockets and
+// retries that one failure.
 const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+const setupAgent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const PROTOCOL = '2025-11-25';
 
 export interface Session {
@@ -35,9 +38,9 @@ export class Latencies {
   }
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body?: unknown): Promise<IncomingMessage> {
+function send(url: URL, method: string, headers: Record<string, string>, body?: unknown, via: Agent = agent): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent }, resolve);
+    const req = request(url, { method, headers, agent: via }, resolve);
     req.on('error', reject);
     if (body !== undefined) {
       req.setHeader('content-type', 'application/json');
@@ -56,9 +59,19 @@ async function text(res: IncomingMessage): Promise<string> {
 const ACCEPT = 'application/json, text/event-stream';
 let nextId = 1;
 
+/** `send` on a reused socket, once more on a fresh one if the reused socket was closed under it. */
+async function setupSend(url: URL, method: string, headers: Record<string, string>, body?: unknown): Promise<IncomingMessage> {
+  try {
+    return await send(url, method, headers, body, setupAgent);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+    return send(url, method, headers, body, agent);
+  }
+}
+
 /** Initializes a session (initialize, then notifications/initialized). */
 export async function openSession(url: URL): Promise<Session> {
-  const res = await send(url, 'POST', { accept: ACCEPT }, {
+  const res = await setupSend(url, 'POST', { accept: ACCEPT }, {
     jsonrpc: '2.0', id: nextId++, method: 'initialize',
     params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
   });
@@ -68,7 +81,7 @@ export async function openSession(url: URL): Promise<Session> {
   const json = body.startsWith('{') ? body : (body.split('\n').filter((l) => l.startsWith('data: ')).at(-1) ?? 'data: {}').slice(6);
   const protocolVersion = (JSON.parse(json) as { result?: { protocolVersion?: string } }).result?.protocolVersion ?? PROTOCOL;
   const session = { id, protocolVersion };
-  const ack = await send(url, 'POST', { accept: ACCEPT, ...headers(session) }, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  const ack = await setupSend(url, 'POST', { accept: ACCEPT, ...headers(session) }, { jsonrpc: '2.0', method: 'notifications/initialized' });
   await text(ack);
   return session;
 }
@@ -78,7 +91,7 @@ export function headers(s: Session, extra: Record<string, string> = {}): Record<
 }
 
 export async function closeSession(url: URL, s: Session): Promise<void> {
-  await text(await send(url, 'DELETE', headers(s)));
+  await text(await setupSend(url, 'DELETE', headers(s)));
 }
 
 export interface StreamRead {
