@@ -62,11 +62,11 @@ const HIGH_WATER_BYTES = 1024 * 1024;
  */
 export const TURN_BYTES = 32 * 1024;
 /**
- * How long a producer waits, per turn, for a live reader that is behind (its response
- * buffer is full) before going on without it. Pacing a producer to its reader keeps a fast
- * tool from outrunning the reader's buffer and then the log's retention; the bound keeps a
- * stalled reader from stalling the tool (that reader is cut at its buffer limit and resumes
- * from the log).
+ * How long a producer waits for a live reader that is behind (its response buffer is full)
+ * before going on without it. Pacing a producer to its reader keeps a fast tool from
+ * outrunning the reader's buffer and then the log's retention. A reader that does not
+ * catch up within this bound is stalled: producers stop waiting for it until it drains
+ * (meanwhile it is cut at its buffer limit, and resumes from the log).
  */
 export const READER_WAIT_MS = 1_000;
 interface Waiter {
@@ -97,6 +97,8 @@ export class OutboundStream {
   #turnBytes = 0;
   /** A wait for a lagging reader in progress, shared by the appends that meet it. */
   #readerWait: Promise<void> | undefined;
+  /** A reader that did not catch up within the bound: not waited for until it drains. */
+  #stalledSink: EventSink | undefined;
   /** Callers waiting for the backlog to drain below the high-water mark, or for durability. */
   #waiters: Waiter[] = [];
   #broken: unknown;
@@ -200,11 +202,27 @@ export class OutboundStream {
   #yieldTurn(starved: boolean): Promise<void> {
     this.#turnBytes = 0;
     const sink = this.#sink;
-    if (!sink || sink.ended || this.#catchingUp) return nextTurn(starved);
-    this.#readerWait ??= readerReady(sink).finally(() => {
+    if (!sink || sink.ended || this.#catchingUp || this.#stalledSink === sink) return nextTurn(starved);
+    this.#readerWait ??= this.#waitForReader(sink).finally(() => {
       this.#readerWait = undefined;
     });
     return this.#readerWait.then(() => nextTurn(starved));
+  }
+
+  /** Resolves when `sink` wants more data, or after {@link READER_WAIT_MS} (it is then stalled). */
+  async #waitForReader(sink: EventSink): Promise<void> {
+    const drained = sink.drained();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), READER_WAIT_MS);
+    });
+    const caughtUp = await Promise.race([drained.then(() => true), bound]);
+    clearTimeout(timer);
+    if (caughtUp) return;
+    this.#stalledSink = sink;
+    void drained.then(() => {
+      if (this.#stalledSink === sink) this.#stalledSink = undefined;
+    });
   }
 
   /** A response for `key` was appended: once none is owed, the stream completes. */
@@ -363,18 +381,5 @@ export class OutboundStream {
     }
     if (out.length === 0) return;
     if (sink.write(out) && this.#sinkSeq > this.#deliveredSeq) this.#deliveredSeq = this.#sinkSeq;
-  }
-}
-
-/** Resolves when `sink` wants more data, or after {@link READER_WAIT_MS}. */
-async function readerReady(sink: EventSink): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, READER_WAIT_MS);
-  });
-  try {
-    await Promise.race([sink.drained(), bound]);
-  } finally {
-    clearTimeout(timer);
   }
 }

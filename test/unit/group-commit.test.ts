@@ -153,7 +153,7 @@ describe('group commit', () => {
     assert.deepEqual(g.batches.flat().map((e) => e.bytes), payloads.map((p) => Buffer.byteLength(p, 'utf8')));
   });
 
-  it('paces a producer to a live reader that is behind, and goes on without a reader that never drains', async () => {
+  it('paces a producer to a live reader that is behind; a reader that never drains is waited for once', async () => {
     const g = gatedLog();
     const stream = await openStream(g.log);
     let drain: (() => void) | undefined;
@@ -178,14 +178,20 @@ describe('group commit', () => {
     await within(producer, 'the producer finishes once the reader reads');
     await waitFor(() => sink.events.length === 100, 'all delivered');
 
-    // A reader that never drains delays each turn by a bounded wait, never forever.
+    // A reader that never drains is waited for once, boundedly; then it is stalled and the
+    // producer goes on without waiting for it again (it is cut at its buffer limit instead).
     const never = collectingSink();
-    never.drained = () => new Promise<void>(() => {});
+    let waits = 0;
+    never.drained = () => {
+      waits++;
+      return new Promise<void>(() => {});
+    };
     const second = await openStream(gatedLog().log);
     await second.attach(never, 0);
     await within((async () => {
-      for (let i = 0; i < 40; i++) await second.append(KIB);
+      for (let i = 0; i < 300; i++) await second.append(KIB);
     })(), 'appends complete despite a reader that never drains');
+    assert.equal(waits, 1, 'a stalled reader is waited for once');
   });
 
   it('refuses an append after the stream completed with a coded error', async () => {
