@@ -76,7 +76,9 @@ export function checkTargets(results: Results): TargetLine[] {
   lines.push(maxLine('5. detection and refusal at the upgrade boundary (median)', results.refusal?.ms.median, 5, 'ms'));
   // 6. Client verification.
   for (const v of results.verify) {
-    lines.push(maxLine(`6. client verification overhead, ${SIZE[v.payload] ?? v.payload}`, v.overhead * 100, 10, '%'));
+    const size = SIZE[v.payload] ?? String(v.payload);
+    lines.push(maxLine(`6. client verification overhead, ${size}, of our transport alone`, v.overhead * 100, 10, '%'));
+    lines.push(maxLine(`6. client verification overhead, ${size}, of the SDK Client on our transport`, v.sdkOverhead * 100, 10, '%'));
   }
   return lines;
 }

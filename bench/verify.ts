@@ -1,11 +1,13 @@
 /**
- * Client verification overhead: the CPU our client transport spends per event (a real
- * `ContinuityClientTransport` reading a burst from a server process: fetch, SSE parsing,
- * verification, JSON parsing, delivery; no SDK `Client` on top, so the denominator is the
- * transport alone), against the CPU of the verifier path alone per event (check, its
- * checkpoint, and the position record the transport makes per event) over the same IDs and
- * payloads, computed locally with the server's codec.
+ * Client verification overhead: the CPU of the verifier path per event (check, its
+ * checkpoint, and the position record the transport makes per event, over IDs and payloads
+ * made locally with the server's codec) against the client's CPU per event reading a burst
+ * from a server process, two ways: our `ContinuityClientTransport` alone (fetch, SSE
+ * parsing, verification, JSON parsing, delivery), and the SDK `Client` on it (as a user
+ * runs it: the SDK also validates each message).
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ContinuityClientTransport } from '../src/client/index.js';
 import { createStreamVerifier } from '../src/client/verifier.js';
 import { StreamPositions } from '../src/client/positions.js';
@@ -19,10 +21,15 @@ import { notificationParams, padFor } from './workload.js';
 export interface VerifyResult {
   events: number;
   payload: number;
+  /** Our transport alone. */
   clientUsPerEvent: number;
+  /** The SDK `Client` on our transport: the client as a user runs it. */
+  sdkClientUsPerEvent: number;
   verifierUsPerEvent: number;
-  /** verifier / client. */
+  /** verifier / transport alone. */
   overhead: number;
+  /** verifier / SDK `Client` on our transport. */
+  sdkOverhead: number;
 }
 
 /** CPU µs of this process spent in `fn`. */
@@ -63,6 +70,27 @@ async function clientCost(url: URL, events: number, payload: number): Promise<nu
   return spread(passes).median / events;
 }
 
+async function sdkClientCost(url: URL, events: number, payload: number): Promise<number> {
+  const client = new Client({ name: 'bench', version: '1' });
+  let notifications = 0;
+  client.setNotificationHandler(LoggingMessageNotificationSchema, () => {
+    notifications++;
+  });
+  await client.connect(new ContinuityClientTransport(url));
+  const burst = (count: number) => client.callTool({ name: 'burst', arguments: { count, size: payload } }, undefined, { timeout: 600_000 });
+  await burst(2_000);
+  const passes: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    notifications = 0;
+    passes.push(await cpuOf(async () => {
+      await burst(events);
+    }));
+    if (notifications !== events) throw new Error(`SDK client read ${notifications} of ${events}`);
+  }
+  await client.close();
+  return spread(passes).median / events;
+}
+
 async function verifierCost(events: number, payload: number): Promise<number> {
   const epoch = 'EPOCH000000000000';
   const stream = 'r1';
@@ -99,8 +127,12 @@ export async function verifyOverhead(events: number, payload: number): Promise<V
   const server = await startServer('memory');
   try {
     const clientUsPerEvent = await clientCost(server.url, events, payload);
+    const sdkClientUsPerEvent = await sdkClientCost(server.url, events, payload);
     const verifierUsPerEvent = await verifierCost(events, payload);
-    return { events, payload, clientUsPerEvent, verifierUsPerEvent, overhead: verifierUsPerEvent / clientUsPerEvent };
+    return {
+      events, payload, clientUsPerEvent, sdkClientUsPerEvent, verifierUsPerEvent,
+      overhead: verifierUsPerEvent / clientUsPerEvent, sdkOverhead: verifierUsPerEvent / sdkClientUsPerEvent,
+    };
   } finally {
     await server.close();
   }

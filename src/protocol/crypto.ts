@@ -13,7 +13,7 @@ type OneShot = (algorithm: string, data: string, encoding: 'base64url') => strin
  */
 const oneShot = (nodeCrypto as { hash?: OneShot }).hash;
 /** Above this many UTF-16 units, joining the parts costs more than the `Hash` object saves. */
-const ONE_SHOT_MAX = 1024;
+const ONE_SHOT_MAX = 16 * 1024;
 
 /** base64url(SHA-256(input)) truncated to `chars` characters. */
 export function sha256b64url(input: string, chars: number): string {
