@@ -2,7 +2,10 @@
  * Writes `docs/performance.md` and its SVG plots from a results file (default: the latest
  * run). Usage: node --import tsx bench/docs.ts [results.json]
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import type { IdleResult } from './idle.js';
+import { bytes } from './stats.js';
+import { LABELS } from './workload.js';
 import { fileURLToPath } from 'node:url';
 import { lineChart } from './plot.js';
 import { renderMarkdown, type Results } from './report.js';
@@ -17,6 +20,11 @@ export function writeDocs(results: Results): void {
   const cells = results.throughput.filter((c) => c.payload === 100 && c.burst === burst);
   writeFileSync(new URL('throughput.svg', dir), lineChart(cells, { title: `Events/s against sessions (100 B, ${burst?.toLocaleString('en-US')} events per round)`, yLabel: 'events/s (median)', logY: true, value: (c) => c.eventsPerSec.median }));
   writeFileSync(new URL('latency-p99.svg', dir), lineChart(cells, { title: 'Event latency p99 against sessions (100 B)', yLabel: 'p99 latency, ms (median of rounds)', logY: true, value: (c) => c.p99Ms.median }));
+  const bigPath = new URL('bench/results/idle-100k.json', root);
+  const big = existsSync(bigPath) ? (JSON.parse(readFileSync(bigPath, 'utf8')) as { at: string; idle: IdleResult[] }) : undefined;
+  const bigNote = big
+    ? big.idle.map((r) => `At ${r.sessions.toLocaleString('en-US')} idle sessions (${LABELS[r.contender]}, ${r.passivated ? 'passivated' : 'not passivated'}; a separate run, \`npm run bench -- --only idle --idle-100k\`, ${big.at}): ${bytes(r.bytesPerSession)} RSS per session.`).join('\n')
+    : '';
   const doc = `# Performance
 
 What the library costs, measured against the official SDK v1 transport and against two
@@ -47,9 +55,12 @@ also rewrites this page and its plots (\`node --import tsx bench/docs.ts [result
 - **Ceilings.** A bare \`node:http\` writer of the same frames (one write per event, and 64 KiB
   writes), and the *protocol ceiling*: the SDK \`McpServer\` over a transport that only frames
   messages into the response, i.e. the most any server on the SDK can do.
-- **Client verification.** Our client transport's CPU per event (a real transport reading a
-  burst: fetch, SSE parsing, verification, JSON parsing, delivery; no SDK \`Client\` on top)
-  against the verifier path alone over the same IDs and payloads.
+- **Client verification.** The verifier path's CPU per event (check, checkpoint, position
+  record) against the client's CPU per event reading a burst, two ways: our transport alone
+  (fetch, SSE parsing, verification, JSON parsing, delivery) and the SDK \`Client\` on it, as
+  a user runs it (the SDK validates each message too).
+- **Noise.** On a shared machine, single cells swing by tens of percent between runs (the
+  load at the start is printed); compare contenders within one run.
 
 ## Latest results
 
@@ -58,6 +69,8 @@ also rewrites this page and its plots (\`node --import tsx bench/docs.ts [result
 ![p99 latency against sessions](performance/latency-p99.svg)
 
 ${renderMarkdown(results)}
+${bigNote}
+
 ## Reading the numbers
 
 - **Live delivery is latency-bounded.** A producer gets at most 32 KiB of appends per stream,

@@ -165,5 +165,7 @@ for (const name of [`${stamp}-${profile.name}`, 'latest']) {
   writeFileSync(new URL(`${name}.json`, dir), json);
   writeFileSync(new URL(`${name}.md`, dir), md);
 }
+const big = results.idle.filter((r) => r.sessions >= 100_000);
+if (big.length) writeFileSync(new URL('idle-100k.json', dir), `${JSON.stringify({ at: results.startedAt, machine: results.machine, idle: big }, null, 1)}\n`);
 if (values.docs === true) writeDocs(results);
 process.exit(0);
