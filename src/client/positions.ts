@@ -20,8 +20,18 @@ export interface SessionSnapshot {
   standalone: StreamCheckpoint | undefined;
 }
 
+/**
+ * Where one stream stands. Recorded per event, so it is updated in place; the checkpoint
+ * object is built only when saved (at most every checkpoint interval), not per event.
+ */
+interface Slot {
+  position: StreamCheckpoint;
+  updatedAt: number;
+  complete: boolean;
+}
+
 export class StreamPositions {
-  readonly #positions = new Map<string, StreamCheckpoint>();
+  readonly #positions = new Map<string, Slot>();
   readonly #localNames = new WeakMap<object, string>();
   readonly #standalones = new WeakSet<object>();
   /** Key under which the current standalone stream's position is kept. */
@@ -41,7 +51,9 @@ export class StreamPositions {
 
   /** Positions loaded from a checkpoint. */
   restore(checkpoint: SessionCheckpoint): void {
-    for (const [key, position] of Object.entries(checkpoint.streams)) this.#positions.set(key, position);
+    for (const [key, position] of Object.entries(checkpoint.streams)) {
+      this.#positions.set(key, { position, updatedAt: position.updatedAt ?? 0, complete: position.complete === true });
+    }
   }
 
   /** Names `stream` as the standalone stream (for schemes without stream names). */
@@ -54,7 +66,14 @@ export class StreamPositions {
   record(stream: object, position: StreamCheckpoint, complete = false): void {
     const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
     if (this.#standalones.has(stream)) this.#standaloneKey = key;
-    this.#positions.set(key, { ...position, stream: key, updatedAt: Date.now(), ...(complete ? { complete } : {}) });
+    const slot = this.#positions.get(key);
+    if (slot) {
+      slot.position = position;
+      slot.updatedAt = Date.now();
+      slot.complete = complete;
+      return;
+    }
+    this.#positions.set(key, { position, updatedAt: Date.now(), complete });
     if (this.#positions.size > MAX_POSITIONS) this.#trim();
   }
 
@@ -98,12 +117,24 @@ export class StreamPositions {
       sessionId: s.sessionId,
       protocolVersion: s.protocolVersion,
       epoch: s.epoch,
-      streams: Object.fromEntries(this.#positions),
+      streams: this.#streams(),
       updatedAt: Date.now(),
     };
     if (s.initialize !== undefined) checkpoint.initialize = s.initialize;
     if (s.standalone) checkpoint.standalone = s.standalone.scheme === 'chained' ? s.standalone.stream : STANDALONE_KEY;
     await this.#store.save(checkpoint);
+  }
+
+  /** The checkpoint's view: each position under its key, with when it was recorded. */
+  #streams(): Record<string, StreamCheckpoint> {
+    const out: Record<string, StreamCheckpoint> = {};
+    for (const [key, slot] of this.#positions) {
+      const p: StreamCheckpoint = { ...slot.position, stream: key, updatedAt: slot.updatedAt };
+      if (slot.complete) p.complete = true;
+      else delete p.complete;
+      out[key] = p;
+    }
+    return out;
   }
 
   #localName(stream: object): string {

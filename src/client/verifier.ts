@@ -18,7 +18,7 @@
  * other verdict is a divergence, terminal for that verifier (map it with
  * `toDivergenceError` from `./errors.js`).
  */
-import { chainSeed, nextChain, tryParseEventId } from '../protocol/event-id.js';
+import { chainSeed, eventIdPrefix, isEpoch, isStreamName, nextChain, tryParseEventId, tryParseEventIdIn } from '../protocol/event-id.js';
 import type { SessionCheckpoint } from './checkpoint.js';
 
 export * from './verdicts.js';
@@ -213,8 +213,20 @@ export function createStreamVerifier(options: StreamVerifierOptions = {}): Strea
     return undefined; // seq === lastSeq + 1: the caller checks content
   }
 
+  /** `<epoch>.<stream>.` once both are known, so the IDs of this stream parse cheaply. */
+  let prefix: { epoch: string; stream: string; text: string } | undefined;
+  function parseChained(id: string): ReturnType<typeof tryParseEventId> {
+    if (epoch === null || stream === undefined) return tryParseEventId(id);
+    if (prefix?.epoch !== epoch || prefix.stream !== stream) {
+      // Validated once per (epoch, stream), not per event.
+      prefix = isEpoch(epoch) && isStreamName(stream) ? { epoch, stream, text: eventIdPrefix(epoch, stream) } : undefined;
+      if (prefix === undefined) return tryParseEventId(id);
+    }
+    return tryParseEventIdIn(id, prefix.text, epoch, stream);
+  }
+
   function checkChained(id: string, data: string, wasProbe: boolean): EventVerdict {
-    const parsed = tryParseEventId(id);
+    const parsed = parseChained(id);
     if (parsed === undefined) return foreign(id, 'scheme', 'chained', idScheme(id));
     if (epoch !== null && parsed.epoch !== epoch) return foreign(id, 'epoch', epoch, parsed.epoch);
     if (stream !== undefined && parsed.stream !== stream) return foreign(id, 'stream', stream, parsed.stream);
@@ -306,12 +318,18 @@ export function createStreamVerifier(options: StreamVerifierOptions = {}): Strea
     },
     checkpoint() {
       if (lastId === undefined || scheme === undefined) return undefined;
+      // Called per event by the transport: built field by field, no spreads.
       switch (scheme) {
-        case 'chained':
-          return { stream: name(), lastId, scheme, seq: lastSeq, ...(lastChain === undefined ? {} : { chain: lastChain }) };
+        case 'chained': {
+          const cp: StreamCheckpoint = { stream: name(), lastId, scheme, seq: lastSeq };
+          if (lastChain !== undefined) cp.chain = lastChain;
+          return cp;
+        }
         case 'integer': {
+          const cp: StreamCheckpoint = { stream: name(), lastId, scheme, seq: lastSeq };
           const d = digest();
-          return { stream: name(), lastId, scheme, seq: lastSeq, ...(d === undefined ? {} : { digest: d }) };
+          if (d !== undefined) cp.digest = d;
+          return cp;
         }
         case 'opaque':
           return { stream: name(), lastId, scheme };

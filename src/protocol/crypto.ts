@@ -3,14 +3,33 @@
  * hash chain (WebCrypto's digest is async, far too slow per event) and CSPRNG tokens.
  * `node:crypto` exists on Node, Deno, Bun and Workers with nodejs_compat.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
+
+type OneShot = (algorithm: string, data: string, encoding: 'base64url') => string;
+/**
+ * The one-shot `crypto.hash` (Node ≥ 20.12): about three times faster per small event
+ * than a `Hash` object, which costs an allocation and several native calls per digest.
+ * Runtimes without it use the `Hash` object.
+ */
+const oneShot = (nodeCrypto as { hash?: OneShot }).hash;
+/** Above this many UTF-16 units, joining the parts costs more than the `Hash` object saves. */
+const ONE_SHOT_MAX = 16 * 1024;
 
 /** base64url(SHA-256(input)) truncated to `chars` characters. */
 export function sha256b64url(input: string, chars: number): string {
-  return createHash('sha256').update(input, 'utf8').digest('base64url').slice(0, chars);
+  if (oneShot !== undefined) return oneShot('sha256', input, 'base64url').slice(0, chars);
+  return nodeCrypto.createHash('sha256').update(input, 'utf8').digest('base64url').slice(0, chars);
+}
+
+/** base64url(SHA-256(first ‖ second)) truncated. */
+export function sha256b64urlOfPair(first: string, second: string, chars: number): string {
+  // Small inputs: one-shot on the joined string (cheaper than a Hash object's calls).
+  // Large ones: hashed in place, so the payload is not copied into a joined string first.
+  if (oneShot !== undefined && second.length <= ONE_SHOT_MAX) return oneShot('sha256', first + second, 'base64url').slice(0, chars);
+  return nodeCrypto.createHash('sha256').update(first, 'utf8').update(second, 'utf8').digest('base64url').slice(0, chars);
 }
 
 /** A CSPRNG token of `bytes` random bytes, base64url (visible ASCII, no padding). */
 export function randomToken(bytes: number): string {
-  return randomBytes(bytes).toString('base64url');
+  return nodeCrypto.randomBytes(bytes).toString('base64url');
 }

@@ -84,6 +84,7 @@ export const ERRORS = {
   'store-fenced': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Write refused: another replica owns this session now (stale fencing token)', retryable: true },
   'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
+  'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every public error code. */

@@ -12,7 +12,7 @@
  * safe in an SSE `id:` field and in a `Last-Event-ID` header.
  */
 import { ContinuityError } from './errors.js';
-import { sha256b64url } from './crypto.js';
+import { sha256b64url, sha256b64urlOfPair } from './crypto.js';
 
 /** An event ID, decoded. */
 export interface EventId {
@@ -50,6 +50,17 @@ export function formatEventId(id: EventId): string {
   return `${id.epoch}.${id.stream}.${id.seq}.${id.chain}`;
 }
 
+/**
+ * `<epoch>.<stream>.`, validated once, for a producer that then appends `<seq>.<chain>`
+ * per event from values it made itself (a positive integer and a {@link nextChain}
+ * value), which need no check. Throws `event-id-invalid` like {@link formatEventId}.
+ */
+export function eventIdPrefix(epoch: string, stream: string): string {
+  if (!isEpoch(epoch)) throw invalid('epoch', epoch);
+  if (!isStreamName(stream)) throw invalid('stream', stream);
+  return `${epoch}.${stream}.`;
+}
+
 /** Decodes an event ID. Throws `event-id-invalid` for anything outside the grammar. */
 export function parseEventId(raw: string): EventId {
   if (raw.length === 0 || raw.length > MAX_EVENT_ID_LENGTH) throw invalid('length', raw);
@@ -62,6 +73,24 @@ export function parseEventId(raw: string): EventId {
   const seq = Number(seqText);
   if (!Number.isSafeInteger(seq)) throw invalid('seq', raw);
   if (!CHAIN.test(chain)) throw invalid('chain', raw);
+  return { epoch, stream, seq, chain };
+}
+
+/**
+ * {@link tryParseEventId} for an ID expected to start with `prefix`, which must be
+ * {@link eventIdPrefix}`(epoch, stream)`: only the seq and chain are left to check, so a
+ * reader that knows its stream skips the split and the token checks per event. An ID
+ * without the prefix is parsed in full.
+ */
+export function tryParseEventIdIn(raw: string, prefix: string, epoch: string, stream: string): EventId | undefined {
+  if (raw.length > MAX_EVENT_ID_LENGTH || !raw.startsWith(prefix)) return tryParseEventId(raw);
+  const dot = raw.indexOf('.', prefix.length);
+  if (dot === -1) return undefined;
+  const seqText = raw.slice(prefix.length, dot);
+  const chain = raw.slice(dot + 1);
+  if (!SEQ.test(seqText) || !CHAIN.test(chain)) return undefined;
+  const seq = Number(seqText);
+  if (!Number.isSafeInteger(seq)) return undefined;
   return { epoch, stream, seq, chain };
 }
 
@@ -79,9 +108,9 @@ export function chainSeed(epoch: string, stream: string): string {
   return sha256b64url(`mcp-continuity/1\u0000${epoch}\u0000${stream}`, CHAIN_LENGTH);
 }
 
-/** `chain_n = H(chain_{n-1} ‖ payload_n)`. */
+/** `chain_n = H(chain_{n-1} ‖ NUL ‖ payload_n)` (the payload is hashed in place, not copied). */
 export function nextChain(previous: string, payload: string): string {
-  return sha256b64url(`${previous}\u0000${payload}`, CHAIN_LENGTH);
+  return sha256b64urlOfPair(`${previous}\u0000`, payload, CHAIN_LENGTH);
 }
 
 function invalid(part: string, raw: string): ContinuityError {

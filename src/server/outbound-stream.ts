@@ -4,9 +4,17 @@
  * then to whichever SSE response is attached, so a message produced while the client is
  * away waits in the log. Appends are group-committed: events queued while one store write
  * is in flight go out together in the next.
+ *
+ * Latency bound: a producer that awaits each append would otherwise run on microtasks
+ * alone, holding the event loop (and every other session's socket) until the backlog
+ * limit. After {@link TURN_BYTES} of appends to one stream, or once all producers together
+ * have spent the turn's time budget (`./turns.ts`), `append` resolves only on the next
+ * turn instead, so a batch closes small and leaves at once.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import { chainSeed, formatEventId, nextChain } from '../protocol/event-id.js';
+import { chainSeed, eventIdPrefix, nextChain } from '../protocol/event-id.js';
+import { byteLength } from '../store/rules.js';
+import { atNextTurn, nextTurn, turnBudgetSpent } from './turns.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { EventSink } from './event-sink.js';
 
@@ -26,19 +34,43 @@ export interface StreamHost {
 }
 
 interface Pending {
-  event: LogEvent;
+  /** Carries its UTF-8 byte count (`bytes`), counted once, for the store and retention. */
+  event: LogEvent & { readonly bytes: number };
   /** `retry:` to send with this event when written live (priming events). */
   retry: number | undefined;
-  bytes: number;
+}
+
+/** Options of {@link OutboundStream.append}. */
+export interface AppendOptions {
+  /** `retry:` to send with this event when written live (priming events). */
+  retry?: number | undefined;
+  /** Resolve only once this event is in the log. */
+  durable?: boolean | undefined;
+  /** UTF-8 byte length of the payload, when the caller already counted it. */
+  bytes?: number | undefined;
 }
 
 /**
- * Unpersisted payload bytes a stream accepts before `append` makes its caller wait. Below
- * it, an append resolves at once and the next store write carries many events (group
- * commit); above it, the producer is slowed to the store's pace. Either way nothing
- * reaches a socket before it is in the log.
+ * Unpersisted payload bytes (UTF-8) a stream accepts before `append` makes its caller
+ * wait. Below it, an append resolves without waiting for the store and the next store
+ * write carries many events (group commit); above it, the producer is slowed to the
+ * store's pace. Either way nothing reaches a socket before it is in the log.
  */
 const HIGH_WATER_BYTES = 1024 * 1024;
+/**
+ * Payload bytes appended to one stream in one event-loop turn before `append` resolves on
+ * the next turn. This is what closes a batch: the flush queued on the first append of the
+ * turn runs before the producer resumes.
+ */
+export const TURN_BYTES = 32 * 1024;
+/**
+ * How long a producer waits for a live reader that is behind (its response buffer is full)
+ * before going on without it. Pacing a producer to its reader keeps a fast tool from
+ * outrunning the reader's buffer and then the log's retention. A reader that does not
+ * catch up within this bound is stalled: producers stop waiting for it until it drains
+ * (meanwhile it is cut at its buffer limit, and resumes from the log).
+ */
+export const READER_WAIT_MS = 1_000;
 interface Waiter {
   seq: number;
   durable: boolean;
@@ -55,11 +87,20 @@ export class OutboundStream {
   readonly #host: StreamHost;
   /** Request keys (JSON of the id) this stream still owes a response. */
   readonly #open: Set<string>;
+  /** `<epoch>.<stream>.`: IDs this stream makes need no re-validation per event. */
+  readonly #idPrefix: string;
   #lastSeq: number;
   #lastChain: string;
   #persistedSeq: number;
   #pending: Pending[] = [];
+  /** Bytes appended and not yet in the log (what the high-water mark limits). */
   #pendingBytes = 0;
+  /** Bytes appended since this stream's last flush or yield. */
+  #turnBytes = 0;
+  /** A wait for a lagging reader in progress, shared by the appends that meet it. */
+  #readerWait: Promise<void> | undefined;
+  /** A reader that did not catch up within the bound: not waited for until it drains. */
+  #stalledSink: EventSink | undefined;
   /** Callers waiting for the backlog to drain below the high-water mark, or for durability. */
   #waiters: Waiter[] = [];
   #broken: unknown;
@@ -82,6 +123,7 @@ export class OutboundStream {
     this.name = name;
     this.kind = info.kind;
     this.#open = new Set(info.requestIds);
+    this.#idPrefix = eventIdPrefix(host.epoch, name);
     this.#lastSeq = lastSeq;
     this.#lastChain = lastChain;
     this.#persistedSeq = lastSeq;
@@ -113,9 +155,6 @@ export class OutboundStream {
     }
   }
 
-  get lastSeq(): number {
-    return this.#persistedSeq;
-  }
   get deliveredSeq(): number {
     return this.#deliveredSeq;
   }
@@ -131,23 +170,61 @@ export class OutboundStream {
 
   /**
    * Numbers, chains and queues `payload` for the log. Resolves at once while the backlog
-   * is small, otherwise once the log has caught up; with `durable`, only once this event
-   * is in the log. It is written to a reader only after it is in the log.
+   * is small (on the next turn once this turn's appends reach the batch bound), otherwise
+   * once the log has caught up; with `durable`, only once this event is in the log. It is
+   * written to a reader only after it is in the log.
    */
-  append(payload: string, options: { retry?: number; durable?: boolean } = {}): Promise<void> {
+  append(payload: string, options?: AppendOptions): Promise<void> {
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
-    if (this.#completing) return Promise.reject(new Error(`Stream ${this.name} is complete`));
+    if (this.#completing) return Promise.reject(new ContinuityError('stream-complete', undefined, { stream: this.name }));
     const seq = this.#lastSeq + 1;
     const chain = nextChain(this.#lastChain, payload);
     this.#lastSeq = seq;
     this.#lastChain = chain;
-    const bytes = payload.length;
-    this.#pending.push({ event: { seq, chain, payload, at: this.#host.now() }, retry: options.retry, bytes });
+    const bytes = options?.bytes ?? byteLength(payload);
+    const at = this.#host.now();
+    this.#pending.push({ event: { seq, chain, payload, bytes, at }, retry: options?.retry });
     this.#pendingBytes += bytes;
+    this.#turnBytes += bytes;
     this.#scheduleFlush();
-    if (!options.durable && this.#pendingBytes <= HIGH_WATER_BYTES) return Promise.resolve();
-    const durable = options.durable === true;
-    return new Promise<void>((resolve, reject) => this.#waiters.push({ seq, durable, resolve, reject }));
+    if (options?.durable === true || this.#pendingBytes > HIGH_WATER_BYTES) {
+      const durable = options?.durable === true;
+      return new Promise<void>((resolve, reject) => this.#waiters.push({ seq, durable, resolve, reject }));
+    }
+    const starved = turnBudgetSpent();
+    if (!starved && this.#turnBytes < TURN_BYTES) return Promise.resolve();
+    return this.#yieldTurn(starved);
+  }
+
+  /**
+   * Resolves on a later turn than the flush already queued: the batch so far goes to the
+   * store and the socket, and other I/O runs, before the producer adds more. A live reader
+   * that is behind is waited for first (boundedly).
+   */
+  #yieldTurn(starved: boolean): Promise<void> {
+    this.#turnBytes = 0;
+    const sink = this.#sink;
+    if (!sink || sink.ended || this.#catchingUp || this.#stalledSink === sink) return nextTurn(starved);
+    this.#readerWait ??= this.#waitForReader(sink).finally(() => {
+      this.#readerWait = undefined;
+    });
+    return this.#readerWait.then(() => nextTurn(starved));
+  }
+
+  /** Resolves when `sink` wants more data, or after {@link READER_WAIT_MS} (it is then stalled). */
+  async #waitForReader(sink: EventSink): Promise<void> {
+    const drained = sink.drained();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), READER_WAIT_MS);
+    });
+    const caughtUp = await Promise.race([drained.then(() => true), bound]);
+    clearTimeout(timer);
+    if (caughtUp) return;
+    this.#stalledSink = sink;
+    void drained.then(() => {
+      if (this.#stalledSink === sink) this.#stalledSink = undefined;
+    });
   }
 
   /** A response for `key` was appended: once none is owed, the stream completes. */
@@ -211,14 +288,16 @@ export class OutboundStream {
 
   /**
    * Flushes on the next turn of the event loop, not the next microtask: a producer that
-   * awaits each send (the SDK does) queues many events in between, and they go to the
-   * store, and to the socket, together.
+   * awaits each send (the SDK does) queues many events in between (up to the turn bound),
+   * and they go to the store, and to the socket, together.
    */
   #scheduleFlush(): void {
     if (this.#flushing || this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => {
+    atNextTurn(() => {
       this.#flushScheduled = false;
+      // What was appended so far goes out now: the next batch starts empty.
+      this.#turnBytes = 0;
       if (!this.#flushing) void this.#flush();
     });
   }
@@ -244,7 +323,7 @@ export class OutboundStream {
         }
         const last = batch[batch.length - 1] as Pending;
         this.#persistedSeq = last.event.seq;
-        for (const p of batch) this.#pendingBytes -= p.bytes;
+        for (const p of batch) this.#pendingBytes -= p.event.bytes;
         const sink = this.#sink;
         if (sink && !this.#catchingUp && !sink.ended) this.#writeToSink(sink, batch);
         this.#releaseWaiters();
@@ -295,11 +374,11 @@ export class OutboundStream {
   }
 
   #writeToSink(sink: EventSink, entries: ReadonlyArray<{ event: LogEvent; retry: number | undefined }>): void {
-    const { epoch } = this.#host;
     const out: Array<{ id: string; data: string; retry?: number }> = [];
     for (const { event, retry } of entries) {
       if (event.seq <= this.#sinkSeq) continue;
-      const id = formatEventId({ epoch, stream: this.name, seq: event.seq, chain: event.chain });
+      // Epoch and name were validated when the prefix was made; seq and chain are ours.
+      const id = `${this.#idPrefix}${event.seq}.${event.chain}`;
       out.push(retry === undefined ? { id, data: event.payload } : { id, data: event.payload, retry });
       this.#sinkSeq = event.seq;
     }

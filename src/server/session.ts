@@ -344,8 +344,9 @@ export class Session implements StreamHost, TransportOwner {
       // Since the upgrade offer everything goes to the socket's stream, and only there:
       // nothing is ever delivered on both transports.
       const payload = JSON.stringify(message);
-      if (byteLength(payload) > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
-      return socketStream.append(payload);
+      const bytes = byteLength(payload);
+      if (bytes > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
+      return socketStream.append(payload, { bytes });
     }
     if (isResponse(message) && message.id !== null && message.id !== undefined) {
       const key = idKey(message.id);
@@ -370,10 +371,11 @@ export class Session implements StreamHost, TransportOwner {
     const related = options?.relatedRequestId;
     const stream = (related !== undefined && this.#requests.stream(idKey(related))) || this.#standalone;
     const payload = JSON.stringify(message);
-    if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
+    const bytes = byteLength(payload);
+    if (bytes > this.#deps.limits.maxEventBytes) {
       throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
     }
-    return stream.append(payload);
+    return stream.append(payload, { bytes });
   }
 
   transportClosed(): void {
@@ -381,6 +383,8 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   onStoreFailure(error: unknown): void {
+    // A batch still queued when the session ended may meet its dropped log: nothing to report.
+    if (this.#terminated) return;
     if (isFenced(error) || this.#deps.shared) {
       // Another replica owns the session now (fenced), or a shared store failed: let go
       // at once, writing nothing; readers end and resume on whoever holds it next.

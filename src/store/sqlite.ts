@@ -69,6 +69,9 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 type Db = Database.Database;
 
+/** Rows per multi-row insert (7 parameters each, far below SQLite's parameter limit). */
+const INSERT_ROWS = 32;
+
 /** Every statement, prepared once per store. */
 function prepare(db: Db) {
   return {
@@ -107,12 +110,22 @@ function prepare(db: Db) {
     insertEvent: db.prepare<[string, string, number, string, number, number, string]>(
       'INSERT INTO events (session, stream, seq, chain, at, bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
+    /** {@link INSERT_ROWS} events in one statement: one call and one bind per chunk, not per event. */
+    insertEvents: db.prepare<unknown[]>(
+      `INSERT INTO events (session, stream, seq, chain, at, bytes, payload) VALUES ${Array(INSERT_ROWS).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    ),
     readEvents: db.prepare<[string, string, number, number], LogEvent>(
       'SELECT seq, chain, payload, at FROM events WHERE session = ? AND stream = ? AND seq > ? ORDER BY seq LIMIT ?',
     ),
     /** Oldest retained events first: the candidates for trimming. */
     scanOldest: db.prepare<[string, string, number], TrimRow>(
       'SELECT seq, chain, at, bytes FROM events WHERE session = ? AND stream = ? AND seq >= ? ORDER BY seq',
+    ),
+    /** Bytes of the events in `[from, to)` and the chain of event `to - 1`: a cut made by arithmetic. */
+    trimCut: db.prepare<[string, string, number, string, string, number, number], { bytes: number; chain: string | null }>(
+      `SELECT coalesce(sum(bytes), 0) AS bytes,
+         (SELECT chain FROM events WHERE session = ? AND stream = ? AND seq = ? - 1) AS chain
+       FROM events WHERE session = ? AND stream = ? AND seq >= ? AND seq < ?`,
     ),
     trimEvents: db.prepare<[string, string, number, number]>(
       'DELETE FROM events WHERE session = ? AND stream = ? AND seq >= ? AND seq < ?',
@@ -246,12 +259,7 @@ class SqliteEventLog implements EventLog {
     if (!row) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
     const head = toHead(row);
     checkContiguous(head, events);
-    let bytes = row.bytes;
-    for (const e of events) {
-      const b = e.bytes ?? byteLength(e.payload);
-      st.insertEvent.run(session, stream, e.seq, e.chain, e.at, b, e.payload);
-      bytes += b;
-    }
+    let bytes = row.bytes + insertEvents(st, session, stream, events);
     const last = events[events.length - 1];
     if (last) {
       head.lastSeq = last.seq;
@@ -274,6 +282,18 @@ class SqliteEventLog implements EventLog {
     const { maxEvents, maxBytes, maxAgeMs } = this.#retention;
     const aged = Number.isFinite(maxAgeMs);
     if (!aged && head.lastSeq - head.firstSeq + 1 <= maxEvents && bytes <= maxBytes) return bytes;
+    if (head.lastSeq - head.firstSeq + 1 > maxEvents) {
+      // The count limit alone fixes the first event to keep: cut there with one range sum
+      // and one point read instead of walking the rows. Bytes and age may cut further below.
+      const first = head.lastSeq - maxEvents + 1;
+      const cut = this.#c.st.trimCut.get(session, stream, first, session, stream, head.firstSeq, first);
+      if (cut && cut.chain !== null) {
+        bytes -= cut.bytes;
+        head.firstSeq = first;
+        head.baseChain = cut.chain;
+      }
+      if (!aged && bytes <= maxBytes) return bytes;
+    }
     const cutoff = aged ? this.#now() - maxAgeMs : -Infinity;
     for (const e of this.#c.st.scanOldest.iterate(session, stream, head.firstSeq)) {
       if (head.lastSeq - e.seq + 1 <= maxEvents && bytes <= maxBytes && e.at >= cutoff) break;
@@ -331,6 +351,38 @@ class SqliteSessionStore implements SessionStore {
     if (n === 0) return [];
     return this.#c.use((st) => st.idleSessions.all(cutoff, n));
   }
+}
+
+/** Inserts `events` in chunks of {@link INSERT_ROWS}, the rest one by one; returns their bytes. */
+function insertEvents(st: Statements, session: string, stream: string, events: readonly LogEvent[]): number {
+  let bytes = 0;
+  let i = 0;
+  if (events.length >= INSERT_ROWS) {
+    const params: unknown[] = new Array<unknown>(INSERT_ROWS * 7);
+    for (; i + INSERT_ROWS <= events.length; i += INSERT_ROWS) {
+      for (let j = 0; j < INSERT_ROWS; j++) {
+        const e = events[i + j] as LogEvent;
+        const b = e.bytes ?? byteLength(e.payload);
+        const k = j * 7;
+        params[k] = session;
+        params[k + 1] = stream;
+        params[k + 2] = e.seq;
+        params[k + 3] = e.chain;
+        params[k + 4] = e.at;
+        params[k + 5] = b;
+        params[k + 6] = e.payload;
+        bytes += b;
+      }
+      st.insertEvents.run(params);
+    }
+  }
+  for (; i < events.length; i++) {
+    const e = events[i] as LogEvent;
+    const b = e.bytes ?? byteLength(e.payload);
+    st.insertEvent.run(session, stream, e.seq, e.chain, e.at, b, e.payload);
+    bytes += b;
+  }
+  return bytes;
 }
 
 function isDuplicateKey(err: unknown): boolean {

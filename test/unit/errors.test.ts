@@ -59,6 +59,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'store-fenced': [503, -32000, true],
   'store-locked': [500, -32603, false],
   'request-malformed': [400, -32000, false],
+  'stream-complete': [500, -32603, false],
 };
 
 /** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */
