@@ -49,7 +49,10 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
   --host H              address to bind (default 127.0.0.1; loopback binds validate Host/Origin)
   --path P              endpoint path (default /mcp)
   --store S             sqlite:PATH (default sqlite:./mcp-continuity.db: sessions survive
-                        restarts) or memory (sessions die with the process)
+                        restarts), memory (sessions die with the process), or a Redis
+                        shared by replicas: redis://HOST:PORT[/DB], rediss://…,
+                        redis-cluster://H1:P1,H2:P2 (options ?prefix=P&leaseMs=N;
+                        see docs/clusters.md)
   --allowed-hosts LIST  more Host values to accept, comma-separated (name or name:port):
                         what a proxy or port-forward in front of a loopback server sends
   --json                answer POSTs with JSON instead of SSE

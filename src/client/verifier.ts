@@ -1,6 +1,6 @@
 /**
- * The continuity verifier (DESIGN §4, seed 000's decision procedure with the replay epoch
- * and the hash chain). Pure: no I/O, no timers. The transport feeds it what it saw and
+ * The continuity verifier (the client's decision procedure of docs/design.md §3, with the
+ * replay epoch and the hash chain). Pure: no I/O, no timers. The transport feeds it what it saw and
  * acts on the verdicts; the verifier never decides what to do about a divergence.
  *
  * On reconnect:
@@ -25,7 +25,7 @@ export * from './verdicts.js';
 import { CONTINUOUS, isDivergence, type EventVerdict, type ForeignStream, type IdScheme, type ReconnectInfo, type ReconnectOptions, type ReconnectVerdict, type StreamCheckpoint, type StreamDivergence } from './verdicts.js';
 
 /**
- * Steps 1–2 of seed 000: may the response to a resume `GET` carry the checkpoint's
+ * Steps 1–2 of the decision procedure: may the response to a resume `GET` carry the checkpoint's
  * session at all? `continuous` here only means "nothing contradicts it yet"; the first
  * event decides (see {@link createStreamVerifier}).
  *
@@ -39,7 +39,7 @@ export function verifyReconnect(
   options: ReconnectOptions = {},
 ): ReconnectVerdict {
   const expected = checkpoint.sessionId;
-  // [seed 000, decision 1] Non-2xx (404 included: the official clients do not re-initialize on it).
+  // [decision 1] Non-2xx (404 included: the official clients do not re-initialize on it).
   if (!(info.status >= 200 && info.status <= 299)) {
     const base = { kind: 'session-invalid', cause: 'status', status: info.status, expected, actual: info.sessionId } as const;
     return info.reason === undefined ? base : { ...base, serverReason: info.reason };
@@ -49,7 +49,7 @@ export function verifyReconnect(
       return { kind: 'session-invalid', cause: 'session-missing', status: info.status, expected, actual: null };
     }
   } else if (info.sessionId !== expected) {
-    // [seed 000, "session resurrection"] Another session answering under our request.
+    // [session resurrection] Another session answering under our request.
     return { kind: 'session-invalid', cause: 'session-changed', status: info.status, expected, actual: info.sessionId };
   }
   if (info.epoch !== checkpoint.epoch) {
@@ -61,7 +61,7 @@ export function verifyReconnect(
 /** Options of {@link createStreamVerifier}. */
 export interface StreamVerifierOptions {
   /**
-   * Resume from this checkpoint: the first event is the probe of seed 000. Without it the
+   * Resume from this checkpoint: the first event is the probe of the decision procedure. Without it the
    * stream is new: a chained stream must start at seq 1 from `chainSeed(epoch, stream)`.
    */
   checkpoint?: StreamCheckpoint | undefined;
@@ -71,7 +71,7 @@ export interface StreamVerifierOptions {
   stream?: string | undefined;
   /**
    * Accept opaque IDs (and events without IDs) after a resume instead of reporting
-   * `undetectable`. Off by default: seed 000's posture is to treat such a session as
+   * `undetectable`. Off by default: the safe posture is to treat such a session as
    * untrusted. Exact repeats of recently seen IDs are still dropped.
    */
   trustOpaqueIds?: boolean | undefined;
@@ -127,7 +127,7 @@ function eventDigest(id: string, data: string): string {
  *
  * Dedupe posture: chained and integer streams never drop an event by its ID alone; an ID
  * at or below the last one is a `replay-reset` unless it repeats the last event exactly
- * (same chain, or same digest), which is dropped. Seed 000's replay-from-zero incident is
+ * (same chain, or same digest), which is dropped. A replay-from-zero incident is
  * exactly ID-based dedupe swallowing a restarted stream. Opaque streams, which have no
  * order to check, drop exact repeats among the last `recentIdWindow` IDs.
  *

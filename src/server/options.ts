@@ -67,7 +67,7 @@ export interface EndpointOptions {
   retryMs?: number;
   /** SSE comment sent on idle live streams, ms (default 15,000; 0 turns it off). */
   keepAliveMs?: number;
-  /** The opt-in SSE→WebSocket upgrade (DESIGN §5). Off by default. */
+  /** The opt-in SSE→WebSocket upgrade (docs/design.md §4). Off by default. */
   upgrade?: UpgradeOptions;
   /** Host/Origin validation (DNS rebinding). The Node adapter turns it on for loopback binds. */
   hostGuard?: HostGuardOptions | false;

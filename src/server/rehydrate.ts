@@ -24,7 +24,7 @@ export interface RehydrationPlan {
   closed: string[];
   /** The next free request stream number. */
   nextStream: number;
-  /** An upgrade to WebSocket was offered: the session cannot continue over SSE (seed 003). */
+  /** An upgrade to WebSocket was offered: the session cannot continue over SSE (docs/design.md §4). */
   upgraded: boolean;
 }
 

@@ -116,7 +116,7 @@ export class Session implements StreamHost, TransportOwner {
   async rehydrate(server: SdkServerLike): Promise<void> {
     const plan = await planRehydration(this.log, this.sessionId, this.replayPageSize);
     // The log holds an upgrade offer: the session moved (or was moving) to a WebSocket
-    // that died with the old process. Resuming it over SSE is exactly what seed 003 forbids.
+    // that died with the old process. Resuming it over SSE is exactly what the upgrade boundary forbids (docs/design.md §4).
     if (plan.upgraded) throw new ContinuityError('session-superseded');
     this.#standalone = plan.standalone
       ? OutboundStream.restore(this, STANDALONE, plan.standalone, { kind: 'standalone', requestIds: [] })
