@@ -7,7 +7,8 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
-import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
+import { linkSignal, sleep } from './abort.js';
+import { reconnectDelay, resolveReconnect, type ResolvedReconnect } from './backoff.js';
 import type { ContinuityClientOptions, DivergenceReport } from './options.js';
 import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
 
@@ -15,10 +16,11 @@ export type { ContinuityClientOptions, DivergenceReport } from './options.js';
 import { toDivergenceError } from './errors.js';
 import { InboundStream, StreamEnded, type InboundHost } from './inbound-stream.js';
 import { OrderedDelivery } from './delivery.js';
-import { InFlightPosts } from './in-flight.js';
+import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
 import { refusalError } from './refusal.js';
+import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
 
@@ -40,8 +42,9 @@ export class ContinuityClientTransport implements InboundHost {
   onmessage?: (message: JsonRpcMessage) => void;
 
   readonly url: URL;
-  readonly reconnect: Required<ReconnectOptions>;
+  readonly reconnect: ResolvedReconnect;
   readonly trustOpaqueIds: boolean;
+  readonly maxEventBytes: number;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #epoch: string | null = null;
@@ -67,13 +70,19 @@ export class ContinuityClientTransport implements InboundHost {
   /** Aborted only when the transport closes. */
   readonly #closing = new AbortController();
   #recovering: Promise<void> | undefined;
+  /** Divergences in a row (each within `divergenceWindowMs` of the last re-initialization). */
+  #divergences = 0;
+  #reinitializedAt = Number.NEGATIVE_INFINITY;
+  /** Set once the transport gave up (`divergence-limit`): every later send fails with it. */
+  #failure: ContinuityError | undefined;
   #started = false;
   #closed = false;
 
   constructor(url: URL | string, options: ContinuityClientOptions = {}) {
     this.url = new URL(url);
     this.#options = options;
-    this.reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
+    this.reconnect = resolveReconnect(options.reconnect);
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.trustOpaqueIds = options.trustOpaqueIds ?? false;
     this.#checkpoints = options.checkpoint ?? memoryCheckpoint();
     this.#fetch = options.fetch ?? ((u, init) => fetch(u, init));
@@ -137,6 +146,7 @@ export class ContinuityClientTransport implements InboundHost {
   }
 
   async send(message: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
+    if (this.#failure) throw this.#failure;
     if (this.#closed) throw new Error('Transport closed');
     // Wait until the session is settled: a recovery may open a new upgrade gate, and an
     // upgrade may fail into a recovery.
@@ -231,6 +241,21 @@ export class ContinuityClientTransport implements InboundHost {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
     const posting = this.#posting.begin(message);
+    // One listener on the closing signal per POST, released once its answer is read.
+    const link = linkSignal(this.#closing.signal);
+    let handedOff = false;
+    try {
+      handedOff = await this.#postWith(message, mayRecover, session, initializing, posting, link.signal, () => link.release());
+    } finally {
+      if (!handedOff) link.release();
+    }
+  }
+
+  /** The body of {@link #post}; true when a stream took over `release` (it calls it when done). */
+  async #postWith(
+    message: JsonRpcMessage, mayRecover: boolean, session: string | undefined, initializing: boolean,
+    posting: Posting | undefined, signal: AbortSignal, release: () => void,
+  ): Promise<boolean> {
     let response: Response;
     let failedByRecovery = false;
     try {
@@ -240,12 +265,12 @@ export class ContinuityClientTransport implements InboundHost {
         body: JSON.stringify(message),
         // Not the session's signal: a POST outlives a recovery that finds the session gone,
         // so that its own 404 can tell it ran nowhere and it may be sent again.
-        signal: this.#closing.signal,
+        signal,
       });
     } catch (error) {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
-      if (posting && !this.#posting.owns(posting)) return;
+      if (posting && !this.#posting.owns(posting)) return false;
       if (this.#closed) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
@@ -258,7 +283,7 @@ export class ContinuityClientTransport implements InboundHost {
       // were on their way: whatever the old session says now, the SDK has its answer, and
       // a request failed that way is never sent again.
       await response.body?.cancel().catch(() => {});
-      return;
+      return false;
     }
     if (initializing && response.ok) this.#adoptSession(response);
     if (response.status === 404 && session !== undefined && !initializing) {
@@ -267,7 +292,8 @@ export class ContinuityClientTransport implements InboundHost {
       await response.body?.cancel();
       if (!mayRecover) throw new ContinuityError('session-not-found');
       await this.#recover(new ContinuityError('session-not-found'), undefined, session);
-      return this.#post(message, false);
+      await this.#post(message, false);
+      return false;
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
@@ -287,26 +313,27 @@ export class ContinuityClientTransport implements InboundHost {
       } finally {
         this.#streams.delete(stream);
       }
-      return;
+      return false;
     }
     if ('method' in message && message.method === 'notifications/initialized') this.#openStandalone(undefined);
     const type = response.headers.get(Header.ContentType) ?? '';
     if (response.status === 202 || !response.body) {
       await response.body?.cancel();
-      return;
+      return false;
     }
     if (type.includes('text/event-stream')) {
       const stream = new InboundStream(this, 'request', this.#abort.signal);
       if ('method' in message && 'id' in message) stream.pending.set(JSON.stringify(message.id), message.id);
-      void this.#run(stream, response);
-      return;
+      void this.#run(stream, response).finally(release);
+      return true;
     }
     if (type.includes('application/json')) {
       const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
       for (const m of Array.isArray(body) ? body : [body]) this.deliver(m);
-      return;
+      return false;
     }
     await response.body.cancel();
+    return false;
   }
 
   async #run(stream: InboundStream, response: Response | undefined): Promise<void> {
@@ -352,13 +379,22 @@ export class ContinuityClientTransport implements InboundHost {
     this.#abort.abort();
     this.#abort = new AbortController();
     this.#forgetSession();
+    // A server that diverges again soon after each re-initialization (flapping session
+    // ids or epochs, decreasing ids) must not get a new session per turn of the loop:
+    // from the second divergence in a row on, wait a jittered backoff; at the limit, give up.
+    this.#divergences = detectedAt - this.#reinitializedAt < this.reconnect.divergenceWindowMs ? this.#divergences + 1 : 1;
+    const consecutive = this.#divergences;
+    const backoffMs = consecutive > 1 ? reconnectDelay(this.reconnect, consecutive - 2, undefined) : 0;
     this.#recovering = (async () => {
       const report: DivergenceReport = {
-        code: error.code, error, previousSessionId: session, sessionId: undefined, failedRequests: failed, detectMs, reinitializeMs: 0,
+        code: error.code, error, previousSessionId: session, sessionId: undefined, failedRequests: failed, detectMs, reinitializeMs: 0, consecutive, backoffMs,
       };
       const started = Date.now();
       try {
+        if (consecutive >= this.reconnect.maxDivergences) throw this.#giveUp(error, consecutive);
+        if (backoffMs > 0) await sleep(backoffMs, this.#closing.signal, () => new ContinuityError('endpoint-closed', 'Transport closed'));
         this.#adopt(await initializeSession(this, this.#init, this.#abort.signal));
+        this.#reinitializedAt = Date.now();
         report.sessionId = this.#sessionId;
         await this.#positions.save();
         this.#openStandalone(undefined);
@@ -373,6 +409,18 @@ export class ContinuityClientTransport implements InboundHost {
       this.#recovering = undefined;
     });
     return this.#recovering;
+  }
+
+  /** The transport stops re-initializing: later sends fail with this error, and it closes. */
+  #giveUp(last: ContinuityError, consecutive: number): ContinuityError {
+    this.#failure = new ContinuityError(
+      'divergence-limit',
+      `The server diverged ${consecutive} times in a row (last: ${last.code}); the transport gave up re-initializing`,
+      { divergences: consecutive, last: last.code },
+      { cause: last },
+    );
+    queueMicrotask(() => void this.close());
+    return this.#failure;
   }
 
   /** Fails the requests `stream` owes with `error`, as JSON-RPC errors the SDK rejects with. */

@@ -83,6 +83,12 @@ export const ERRORS = {
   'store-unavailable': { status: 503, rpc: JsonRpcCode.InternalError, message: 'Store unavailable', retryable: true },
   'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
   'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
+
+  // Readers and client limits
+  'reader-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many readers open on this session', retryable: true },
+  'reader-cut': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Reader cut off (it lagged, or a newer reader took its stream over); resume with Last-Event-ID', retryable: true },
+  'inbound-event-too-large': { status: 502, rpc: JsonRpcCode.InternalError, message: 'The server sent an SSE event larger than the client accepts (maxEventBytes)', retryable: false },
+  'divergence-limit': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The server diverged too many times in a row; the transport gave up re-initializing', retryable: false },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every public error code. */

@@ -8,6 +8,8 @@ export interface EventSink {
   /** Resolves when the reader wants more data (or the sink ended). */
   drained(): Promise<void>;
   close(): void;
+  /** Drops what is queued and ends the reader at once (it lags, or was taken over). */
+  cut(): void;
 }
 
 /** The part of a WebSocket the core needs; the Node adapter wraps `ws` in it. */
@@ -64,5 +66,9 @@ export class SocketSink implements EventSink {
     if (this.#ended) return;
     this.#ended = true;
     this.#port.close(1000, 'closing');
+  }
+
+  cut(): void {
+    this.close();
   }
 }

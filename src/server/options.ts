@@ -42,8 +42,10 @@ export interface EndpointLimits {
   maxBufferedBytes?: number;
   /** Idle time after which a session without a live reader expires, ms (default 30 min). */
   sessionIdleMs?: number;
-  /** Events read from the store per replay page (default 512). */
+  /** Events read from the store per replay page (default 512); a page is also bounded to about 256 KiB. */
   replayPageSize?: number;
+  /** GET readers (resumes, standalone streams) open at once per session (default 16) → 429 `reader-limit`. */
+  maxReadersPerSession?: number;
 }
 
 /** Options of {@link createEndpoint}. */
@@ -94,6 +96,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
   sessionIdleMs: 30 * 60 * 1000,
   replayPageSize: 512,
+  maxReadersPerSession: 16,
 };
 
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {

@@ -19,7 +19,7 @@ import { checkCursor, checkPosition } from './resume.js';
 import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
 import type { SocketPort } from './event-sink.js';
 import { SessionSocket } from './session-socket.js';
-import { SseSink } from './sse-sink.js';
+import { SessionReaders, type SseSink } from './sse-sink.js';
 import { StreamNames } from './stream-names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
 
@@ -62,6 +62,7 @@ export class Session implements StreamHost, TransportOwner {
   #terminated = false;
   #persistedActiveAt: number;
   readonly #socket = new SessionSocket();
+  readonly #readers = new SessionReaders();
 
   constructor(record: SessionRecord, deps: SessionDeps) {
     this.record = record;
@@ -171,7 +172,7 @@ export class Session implements StreamHost, TransportOwner {
   /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
   async openStandalone(): Promise<Response> {
     this.touch();
-    const sink = this.#newSink();
+    const sink = this.#newSink(true);
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
     if (this.#polling) await this.#standalone.append('', { retry: this.#deps.retryMs, durable: true });
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
@@ -187,7 +188,7 @@ export class Session implements StreamHost, TransportOwner {
       throw new ContinuityError('replay-window-exceeded', 'The stream of this cursor was dropped by retention', { stream: cursor.stream });
     }
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
-    const sink = this.#newSink();
+    const sink = this.#newSink(true);
     const live = cursor.stream === STANDALONE ? this.#standalone : this.#streams.get(cursor.stream);
     if (live && !live.complete) {
       void live.attach(sink, after);
@@ -396,7 +397,6 @@ export class Session implements StreamHost, TransportOwner {
     if (drop !== undefined) void this.log.dropStream(this.sessionId, drop).catch(this.#report);
   }
 
-
   get #polling(): boolean {
     return supportsPolling(this.record.protocolVersion as ProtocolVersion);
   }
@@ -443,8 +443,8 @@ export class Session implements StreamHost, TransportOwner {
     return new Response(JSON.stringify(batch ? results : results[0]), { status: 200, headers });
   }
 
-  #newSink(): SseSink {
-    return new SseSink({ maxBufferedBytes: this.#deps.limits.maxBufferedBytes, keepAliveMs: this.#deps.keepAliveMs });
+  #newSink(counted = false): SseSink {
+    const { limits: l, keepAliveMs } = this.#deps; // a GET reader (`counted`) is bounded by maxReadersPerSession
+    return this.#readers.open({ maxBufferedBytes: l.maxBufferedBytes, keepAliveMs }, counted ? l.maxReadersPerSession : undefined);
   }
-
 }
