@@ -10,7 +10,7 @@ import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { linkSignal, sleep, type LinkedSignal } from './abort.js';
 import { reconnectDelay, type ResolvedReconnect } from './backoff.js';
 import { toDivergenceError } from './errors.js';
-import { refusalReason } from './refusal.js';
+import { namesSession, refusalReason } from './refusal.js';
 import { readSse } from './sse-reader.js';
 import {
   createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
@@ -163,7 +163,12 @@ export class InboundStream {
       await response.body?.cancel();
       return undefined;
     }
-    const reason = response.ok ? undefined : refusalReason(await response.text().catch(() => ''));
+    const text = response.ok ? '' : await response.text().catch(() => '');
+    const reason = response.ok ? undefined : refusalReason(text);
+    if (reason === undefined && response.status === 400 && namesSession(400, text)) {
+      // A server that says 400 for an unknown session: the session is gone, as with a 404.
+      throw new ContinuityError('session-not-found', undefined, { status: 400 });
+    }
     if (response.status === 429 && isErrorCode(reason) && ERRORS[reason].retryable) {
       // Too many readers or requests for now (reader-limit, in-flight-limit): the session is fine.
       return undefined;

@@ -19,7 +19,7 @@ import { OrderedDelivery } from './delivery.js';
 import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
-import { refusalError } from './refusal.js';
+import { namesSession, refusalError } from './refusal.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
@@ -286,17 +286,19 @@ export class ContinuityClientTransport implements InboundHost {
       return false;
     }
     if (initializing && response.ok) this.#adoptSession(response);
-    if (response.status === 404 && session !== undefined && !initializing) {
+    // A 400 may name the session as its cause (servers that do not say 404): read it to see.
+    const rejection = response.status === 400 && session !== undefined && !initializing ? await response.text().catch(() => '') : undefined;
+    if ((response.status === 404 || (rejection !== undefined && namesSession(400, rejection))) && session !== undefined && !initializing) {
       // The server says it does not know the session: nothing of this POST ran, so it
       // is safe to send again — after a new session is set up.
-      await response.body?.cancel();
+      await response.body?.cancel().catch(() => {});
       if (!mayRecover) throw new ContinuityError('session-not-found');
       await this.#recover(new ContinuityError('session-not-found'), undefined, session);
       await this.#post(message, false);
       return false;
     }
     if (!response.ok) {
-      const text = await response.text().catch(() => '');
+      const text = rejection ?? (await response.text().catch(() => ''));
       throw refusalError(response.status, text, () => new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`));
     }
     const epoch = response.headers.get(Header.ReplayEpoch);
