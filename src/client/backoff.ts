@@ -21,8 +21,9 @@ export interface ReconnectOptions {
   /**
    * Divergences (or lost sessions) in a row after which the transport stops
    * re-initializing and fails with `divergence-limit` (default 5). Divergences are in a
-   * row when each comes within `divergenceWindowMs` of the previous re-initialization;
-   * from the second one on, re-initializing waits for a jittered backoff.
+   * row when each comes within `divergenceWindowMs` of the previous re-initialization and
+   * no request was answered in between; from the second one on, re-initializing waits
+   * for a jittered backoff.
    */
   maxDivergences?: number | undefined;
   /** A session that lives this long without diverging ends the row, ms (default 60,000). */

@@ -70,7 +70,7 @@ export class ContinuityClientTransport implements InboundHost {
   /** Aborted only when the transport closes. */
   readonly #closing = new AbortController();
   #recovering: Promise<void> | undefined;
-  /** Divergences in a row (each within `divergenceWindowMs` of the last re-initialization). */
+  /** Divergences in a row: each within `divergenceWindowMs` of the last re-initialization, with no request answered in between. */
   #divergences = 0;
   #reinitializedAt = Number.NEGATIVE_INFINITY;
   /** Set once the transport gave up (`divergence-limit`): every later send fails with it. */
@@ -213,6 +213,8 @@ export class ContinuityClientTransport implements InboundHost {
       this.#followUpgrade(message.params);
       return;
     }
+    // An answered request proves the session works: a row of divergences ends here.
+    if (!('method' in message) && 'id' in message) this.#divergences = 0;
     this.#upgrade.answered(message);
     if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
       this.#initKey = undefined;

@@ -19,7 +19,9 @@ import { memoryStore } from '../../src/store/memory.js';
 import { sqliteStore } from '../../src/store/sqlite.js';
 import { createExampleServer } from '../../src/example/index.js';
 import type { RetentionOptions, Store } from '../../src/store/types.js';
+import { AFTER_MARKER, marker } from './produce.js';
 
+/** What the process is started with (JSON in argv). Imported as a type only: importing this module starts a server. */
 export interface Spec {
   /** `memory` or `sqlite:PATH` (what `openStore` understands). */
   store?: string;
@@ -33,12 +35,6 @@ export interface Spec {
   websocket?: boolean;
 }
 
-/** The marker that starts event `seq` of `produce` run `run`: unique on the wire. */
-export function marker(run: string, seq: number): string {
-  return `<<${run}:${seq}>>`;
-}
-/** What follows the marker in each event's text: 4-, 3- and 2-byte UTF-8 sequences. */
-export const AFTER_MARKER = '𝄞€é';
 
 function store(spec: Spec): Store {
   const s = spec.store ?? 'memory';

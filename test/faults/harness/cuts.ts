@@ -8,7 +8,7 @@
 import { prng } from '../../helpers/prng.js';
 import { initialize, rpc, send, sessionHeaders } from '../../helpers/sse-client.js';
 import { waitFor } from '../../helpers/wait.js';
-import { AFTER_MARKER, marker } from '../server-process.js';
+import { AFTER_MARKER, marker } from '../produce.js';
 import { checkHistory, isZero } from './check.js';
 import { connectConsumer, type Consumer } from './client.js';
 import { Proxy, startServer, type ServerProcess } from './servers.js';
