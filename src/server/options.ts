@@ -42,7 +42,7 @@ export interface EndpointLimits {
   maxBufferedBytes?: number;
   /** Idle time after which a session without a live reader expires, ms (default 30 min). */
   sessionIdleMs?: number;
-  /** Events read from the store per replay page (default 512); a page is also bounded to about 256 KiB. */
+  /** Events read from the store per replay page (default 512); a page is also bounded to about 64 KiB. */
   replayPageSize?: number;
   /** GET readers (resumes, standalone streams) open at once per session (default 16) → 429 `reader-limit`. */
   maxReadersPerSession?: number;

@@ -11,7 +11,7 @@ import type { StreamHost } from './outbound-stream.js';
 import type { EventSink } from './event-sink.js';
 
 /** Payload bytes per replay page (and per write to a reader during a replay). */
-export const REPLAY_PAGE_BYTES = 256 * 1024;
+export const REPLAY_PAGE_BYTES = 64 * 1024;
 /** Events read by the first page; later pages adapt to the events' size. */
 const FIRST_PAGE_EVENTS = 16;
 

@@ -16,7 +16,7 @@ const READERS = 48;
 const EVENTS = 200;
 const PAD = 32 * 1024;
 /** Peak RSS growth allowed for READERS idle readers: a few page-sized buffers each, not the stream. */
-const BOUND = 96 * MiB;
+const BOUND = 64 * MiB;
 
 test(`${READERS} resumes that never read keep server RSS growth under ${BOUND / MiB} MiB`, async () => {
   const server = await startServerProcess({ limits: { maxReadersPerSession: 64 } });

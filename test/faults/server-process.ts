@@ -6,7 +6,8 @@
  * Besides the example server's tools it has `produce` (the fault harness's producer: each
  * event carries a unique marker followed by multi-byte UTF-8, so a cut can be placed at
  * an exact byte of the wire format) and a test-only hook, `POST /__reset?session=ID`,
- * that calls `endpoint.resetReplayLog` (a new epoch: old cursors must be refused).
+ * that calls `endpoint.resetReplayLog` (a new epoch: old cursors must be refused); and
+ * `POST /__gc`, which collects garbage when the process runs with `--expose-gc`.
  */
 import { createServer } from 'node:http';
 import { z } from 'zod';
@@ -33,6 +34,8 @@ export interface Spec {
   /** Host/Origin validation: on (loopback defaults) unless false. */
   hostGuard?: boolean;
   websocket?: boolean;
+  /** Keep connections alive between requests (default false: one response per connection, for the proxy's plans). */
+  keepAlive?: boolean;
 }
 
 
@@ -82,7 +85,13 @@ const endpoint = createEndpoint({
 const handler = nodeHandler(endpoint);
 const http = createServer((req, res) => {
   // One response per connection, so a proxy's per-connection plan applies to one stream.
-  res.shouldKeepAlive = false;
+  if (spec.keepAlive !== true) res.shouldKeepAlive = false;
+  if (req.method === 'POST' && req.url === '/__gc') {
+    // Memory measurements: with --expose-gc, collect before reading RSS.
+    (globalThis as { gc?: () => void }).gc?.();
+    res.writeHead(204).end();
+    return;
+  }
   if (req.method === 'POST' && req.url?.startsWith('/__reset?')) {
     const session = new URLSearchParams(req.url.slice('/__reset?'.length)).get('session') ?? '';
     endpoint.resetReplayLog(session).then(
