@@ -35,3 +35,9 @@ export function namesSession(status: number, text: string): boolean {
   if (typeof message !== 'string') return false;
   return /session/i.test(message) && /\b(no valid|invalid|unknown|not found|expired|missing|required)\b/i.test(message);
 }
+
+/** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
+export function sessionGone(error: ContinuityError): boolean {
+  if (error.code === 'session-not-found') return true;
+  return error.code === 'session-invalid' && error.detail?.status === 404;
+}

@@ -8,9 +8,10 @@ import { ContinuityError } from '../protocol/errors.js';
 import { Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { linkSignal, sleep } from './abort.js';
-import { reconnectDelay, resolveReconnect, type ResolvedReconnect } from './backoff.js';
+import { resolveReconnect, type ResolvedReconnect } from './backoff.js';
+import { DivergenceRow } from './divergence-row.js';
 import type { ContinuityClientOptions, DivergenceReport } from './options.js';
-import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
+import { memoryCheckpoint, type CheckpointStore } from './checkpoint.js';
 
 export type { ContinuityClientOptions, DivergenceReport } from './options.js';
 import { toDivergenceError } from './errors.js';
@@ -19,7 +20,8 @@ import { OrderedDelivery } from './delivery.js';
 import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
-import { namesSession, refusalError } from './refusal.js';
+import { namesSession, refusalError, sessionGone } from './refusal.js';
+import { readCheckpoint } from './restore.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
@@ -70,9 +72,7 @@ export class ContinuityClientTransport implements InboundHost {
   /** Aborted only when the transport closes. */
   readonly #closing = new AbortController();
   #recovering: Promise<void> | undefined;
-  /** Divergences in a row: each within `divergenceWindowMs` of the last re-initialization, with no request answered in between. */
-  #divergences = 0;
-  #reinitializedAt = Number.NEGATIVE_INFINITY;
+  readonly #row: DivergenceRow;
   /** Set once the transport gave up (`divergence-limit`): every later send fails with it. */
   #failure: ContinuityError | undefined;
   #started = false;
@@ -82,6 +82,7 @@ export class ContinuityClientTransport implements InboundHost {
     this.url = new URL(url);
     this.#options = options;
     this.reconnect = resolveReconnect(options.reconnect);
+    this.#row = new DivergenceRow(this.reconnect);
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.trustOpaqueIds = options.trustOpaqueIds ?? false;
     this.#checkpoints = options.checkpoint ?? memoryCheckpoint();
@@ -120,26 +121,13 @@ export class ContinuityClientTransport implements InboundHost {
   async start(): Promise<void> {
     if (this.#started) throw new Error('ContinuityClientTransport already started');
     this.#started = true;
-    let checkpoint: SessionCheckpoint | undefined;
-    try {
-      checkpoint = await this.#checkpoints.load();
-    } catch (error) {
-      // A corrupt checkpoint is reported and discarded: the client starts a new session.
-      this.report(error instanceof Error ? error : new Error(String(error)));
-      await this.#checkpoints.clear().catch(() => {});
-    }
-    if (!checkpoint) return;
+    const restored = await readCheckpoint(this.#checkpoints, (error) => this.report(error));
+    if (!restored) return;
+    const { checkpoint } = restored;
     this.#sessionId = checkpoint.sessionId;
     this.#protocolVersion = checkpoint.protocolVersion;
     this.#epoch = checkpoint.epoch;
-    if (checkpoint.initialize) {
-      try {
-        this.#init = JSON.parse(checkpoint.initialize) as JsonRpcRequest;
-      } catch {
-        // Without it a lost session cannot be re-initialized; that is reported if it happens.
-        this.report(new Error('Ignoring an unreadable initialize request in the checkpoint'));
-      }
-    }
+    this.#init = restored.init;
     this.#positions.restore(checkpoint);
     const standalone = checkpoint.standalone === undefined ? undefined : checkpoint.streams[checkpoint.standalone];
     this.#openStandalone(standalone);
@@ -213,8 +201,7 @@ export class ContinuityClientTransport implements InboundHost {
       this.#followUpgrade(message.params);
       return;
     }
-    // An answered request proves the session works: a row of divergences ends here.
-    if (!('method' in message) && 'id' in message) this.#divergences = 0;
+    if (!('method' in message) && 'id' in message) this.#row.answered();
     this.#upgrade.answered(message);
     if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
       this.#initKey = undefined;
@@ -247,17 +234,15 @@ export class ContinuityClientTransport implements InboundHost {
     const link = linkSignal(this.#closing.signal);
     let handedOff = false;
     try {
-      handedOff = await this.#postWith(message, mayRecover, session, initializing, posting, link.signal, () => link.release());
+      handedOff = await this.#postWith(message, mayRecover, { session, initializing, posting, signal: link.signal, release: link.release });
     } finally {
       if (!handedOff) link.release();
     }
   }
 
   /** The body of {@link #post}; true when a stream took over `release` (it calls it when done). */
-  async #postWith(
-    message: JsonRpcMessage, mayRecover: boolean, session: string | undefined, initializing: boolean,
-    posting: Posting | undefined, signal: AbortSignal, release: () => void,
-  ): Promise<boolean> {
+  async #postWith(message: JsonRpcMessage, mayRecover: boolean, post: { session: string | undefined; initializing: boolean; posting: Posting | undefined; signal: AbortSignal; release: () => void }): Promise<boolean> {
+    const { session, initializing, posting, signal, release } = post;
     let response: Response;
     let failedByRecovery = false;
     try {
@@ -383,22 +368,22 @@ export class ContinuityClientTransport implements InboundHost {
     this.#abort.abort();
     this.#abort = new AbortController();
     this.#forgetSession();
-    // A server that diverges again soon after each re-initialization (flapping session
-    // ids or epochs, decreasing ids) must not get a new session per turn of the loop:
-    // from the second divergence in a row on, wait a jittered backoff; at the limit, give up.
-    this.#divergences = detectedAt - this.#reinitializedAt < this.reconnect.divergenceWindowMs ? this.#divergences + 1 : 1;
-    const consecutive = this.#divergences;
-    const backoffMs = consecutive > 1 ? reconnectDelay(this.reconnect, consecutive - 2, undefined) : 0;
+    const { consecutive, backoffMs, limit } = this.#row.diverged(error, detectedAt);
     this.#recovering = (async () => {
       const report: DivergenceReport = {
         code: error.code, error, previousSessionId: session, sessionId: undefined, failedRequests: failed, detectMs, reinitializeMs: 0, consecutive, backoffMs,
       };
       const started = Date.now();
       try {
-        if (consecutive >= this.reconnect.maxDivergences) throw this.#giveUp(error, consecutive);
+        if (limit) {
+          // The transport gives up: later sends fail with this error, and it closes.
+          this.#failure = limit;
+          queueMicrotask(() => void this.close());
+          throw limit;
+        }
         if (backoffMs > 0) await sleep(backoffMs, this.#closing.signal, () => new ContinuityError('endpoint-closed', 'Transport closed'));
         this.#adopt(await initializeSession(this, this.#init, this.#abort.signal));
-        this.#reinitializedAt = Date.now();
+        this.#row.reinitialized(Date.now());
         report.sessionId = this.#sessionId;
         await this.#positions.save();
         this.#openStandalone(undefined);
@@ -413,18 +398,6 @@ export class ContinuityClientTransport implements InboundHost {
       this.#recovering = undefined;
     });
     return this.#recovering;
-  }
-
-  /** The transport stops re-initializing: later sends fail with this error, and it closes. */
-  #giveUp(last: ContinuityError, consecutive: number): ContinuityError {
-    this.#failure = new ContinuityError(
-      'divergence-limit',
-      `The server diverged ${consecutive} times in a row (last: ${last.code}); the transport gave up re-initializing`,
-      { divergences: consecutive, last: last.code },
-      { cause: last },
-    );
-    queueMicrotask(() => void this.close());
-    return this.#failure;
   }
 
   /** Fails the requests `stream` owes with `error`, as JSON-RPC errors the SDK rejects with. */
@@ -473,10 +446,4 @@ export class ContinuityClientTransport implements InboundHost {
     this.#positions.markStandalone(stream);
     void this.#run(stream, undefined);
   }
-}
-
-/** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
-function sessionGone(error: ContinuityError): boolean {
-  if (error.code === 'session-not-found') return true;
-  return error.code === 'session-invalid' && error.detail?.status === 404;
 }
