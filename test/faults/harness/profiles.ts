@@ -9,6 +9,7 @@ import { hostileFamily } from './hostile.js';
 import { killFamily, trimFamily } from './lifecycle.js';
 import type { ProfileOptions } from './run.js';
 import { STORES } from './stores.js';
+import { upgradeFamily } from './upgrade.js';
 import type { Family } from './types.js';
 
 export interface Profile {
@@ -23,6 +24,7 @@ function families(malformedHosts: boolean): Family[] {
     adversarialFamily({ malformedHosts }),
     ...STORES.map((s) => trimFamily(s)),
     ...STORES.map((s) => killFamily(s)),
+    ...STORES.map((s) => upgradeFamily(s)),
     hostileFamily(),
   ];
 }
@@ -42,6 +44,7 @@ export function shortProfile(): Profile {
       [/^host-origin\//, 60],
       [/^trim\//, 10],
       [/^kill\//, 2],
+      [/^upgrade\//, 3],
       [/^hostile\//, 2],
     ]),
     budgetMs: 5 * 60_000,
@@ -58,6 +61,7 @@ export function longProfile(options: { malformedHosts: boolean }): Profile {
       [/^host-origin\//, 1000],
       [/^trim\//, 100],
       [/^kill\//, 25],
+      [/^upgrade\//, 30],
       [/^hostile\//, 20],
     ]),
     budgetMs: 60 * 60_000,
