@@ -2,8 +2,9 @@
  * The fault harness's short profile: about a thousand seeded runs over the whole matrix
  * (cuts at exact wire positions by FIN, RST and stall on memory and SQLite; forged,
  * foreign, future, trimmed, other-epoch and tampered cursors; bad Hosts and Origins; logs
- * trimmed under a reader; kill -9 and restart; a hostile server for the client). Every
- * count must be 0 and every run must end as its scenario says. Prints the table.
+ * trimmed under a reader; kill -9 and restart; the upgrade cut at each phase; a hostile
+ * server for the client). Every count must be 0 and every run must end as its scenario
+ * says. Prints the table.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
