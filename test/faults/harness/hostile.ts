@@ -67,6 +67,7 @@ async function runOne(behaviour: Behaviour, seed: number): Promise<RunResult> {
         break;
     }
   } catch (error) {
+    outcome = 'failed';
     failure = `${behaviour}: ${(error as Error).message}`;
   } finally {
     await client.close().catch(() => {});
