@@ -1,39 +1,67 @@
 /**
- * Reconnection delays, pure: the server's `retry:` when it sent one (it knows when it
- * will be back), otherwise exponential backoff with full jitter so a fleet of clients
- * does not reconnect in lockstep after an outage.
+ * Reconnection delays, pure: exponential backoff with full jitter, so a fleet of clients
+ * does not reconnect in lockstep after an outage, and the server's `retry:` as a floor (it
+ * knows when it will be back) — never as a reason to come back sooner than backoff would:
+ * a server that sends `retry: 0` still gets a backing-off client, not a flood.
  */
 
 /** Reconnection options. */
 export interface ReconnectOptions {
   /** First backoff delay, ms (default 100). */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Largest backoff delay, ms (default 10,000). */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Growth per failed attempt (default 2). */
-  factor?: number;
+  factor?: number | undefined;
   /**
    * Failed reconnects of a request's stream before its requests fail with `stream-lost`
    * (default 20). The standalone stream has no cap: it retries for the transport's life.
    */
-  maxRequestAttempts?: number;
+  maxRequestAttempts?: number | undefined;
+  /**
+   * Divergences (or lost sessions) in a row after which the transport stops
+   * re-initializing and fails with `divergence-limit` (default 5). Divergences are in a
+   * row when each comes within `divergenceWindowMs` of the previous re-initialization and
+   * no request was answered in between; from the second one on, re-initializing waits
+   * for a jittered backoff.
+   */
+  maxDivergences?: number | undefined;
+  /** A session that lives this long without diverging ends the row, ms (default 60,000). */
+  divergenceWindowMs?: number | undefined;
 }
 
-export const DEFAULT_RECONNECT: Required<ReconnectOptions> = {
+export type ResolvedReconnect = { [K in keyof ReconnectOptions]-?: number };
+
+export const DEFAULT_RECONNECT: ResolvedReconnect = {
   initialDelayMs: 100,
   maxDelayMs: 10_000,
   factor: 2,
   maxRequestAttempts: 20,
+  maxDivergences: 5,
+  divergenceWindowMs: 60_000,
 };
 
+/** The server's `retry:` is honoured up to this, ms: a hostile value cannot park a client forever. */
+export const MAX_SERVER_RETRY_MS = 60_000;
+
+/** Options with defaults; `undefined` members take the default. */
+export function resolveReconnect(options: ReconnectOptions | undefined): ResolvedReconnect {
+  const out = { ...DEFAULT_RECONNECT };
+  for (const [k, v] of Object.entries(options ?? {})) {
+    if (v === undefined) continue;
+    if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v))) throw new RangeError(`reconnect.${k} must be a finite number ≥ 0, got ${String(v)}`);
+    out[k as keyof ResolvedReconnect] = v;
+  }
+  return out;
+}
+
 /**
- * Delay before reconnect attempt `attempt` (0-based). `retryMs` is the server's last
- * `retry:` value, honoured as given for the first attempt and as the base after that.
+ * Delay before reconnect attempt `attempt` (0-based): jittered exponential backoff, at
+ * least the server's last `retry:` value `retryMs` (capped at {@link MAX_SERVER_RETRY_MS}).
  */
-export function reconnectDelay(options: Required<ReconnectOptions>, attempt: number, retryMs: number | undefined, random: () => number = Math.random): number {
-  if (retryMs !== undefined && attempt === 0) return retryMs;
-  const base = retryMs ?? options.initialDelayMs;
-  const ceiling = Math.min(options.maxDelayMs, base * options.factor ** attempt);
+export function reconnectDelay(options: ResolvedReconnect, attempt: number, retryMs: number | undefined, random: () => number = Math.random): number {
+  const ceiling = Math.min(options.maxDelayMs, options.initialDelayMs * options.factor ** attempt);
   // Full jitter: uniformly in [ceiling/2, ceiling], never below half the nominal delay.
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  const backoff = Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return Math.max(Math.min(retryMs ?? 0, MAX_SERVER_RETRY_MS), backoff);
 }

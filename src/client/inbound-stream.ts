@@ -4,12 +4,13 @@
  * dropped connection is resumed with `Last-Event-ID` — honouring `retry:`, else backing
  * off with jitter — until the stream is done. A divergence is thrown, never swallowed.
  */
-import { ContinuityError, isErrorCode } from '../protocol/errors.js';
+import { ContinuityError, ERRORS, isContinuityError, isErrorCode } from '../protocol/errors.js';
 import { Header, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
-import { reconnectDelay, type ReconnectOptions } from './backoff.js';
+import { linkSignal, sleep, type LinkedSignal } from './abort.js';
+import { reconnectDelay, type ResolvedReconnect } from './backoff.js';
 import { toDivergenceError } from './errors.js';
-import { refusalReason } from './refusal.js';
+import { namesSession, refusalReason } from './refusal.js';
 import { readSse } from './sse-reader.js';
 import {
   createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
@@ -18,8 +19,10 @@ import {
 /** What a stream needs from the transport. */
 export interface InboundHost {
   readonly url: URL;
-  readonly reconnect: Required<ReconnectOptions>;
+  readonly reconnect: ResolvedReconnect;
   readonly trustOpaqueIds: boolean;
+  /** Largest incoming SSE event, bytes. */
+  readonly maxEventBytes: number;
   fetch(url: URL, init: RequestInit): Promise<Response>;
   /** Headers for a request of the current session. */
   headers(extra: Record<string, string>): Headers;
@@ -53,6 +56,8 @@ export class InboundStream {
   readonly #signal: AbortSignal;
   readonly #own = new AbortController();
   #retryMs: number | undefined;
+  /** The signal of the current GET: one listener on the stream's signal, released after each response. */
+  #request: LinkedSignal | undefined;
   /** When the current reconnection began (ms), for the report of a divergence it finds. */
   reconnectStartedAt: number | undefined;
 
@@ -96,10 +101,14 @@ export class InboundStream {
             onRetry: (ms) => {
               this.#retryMs = ms;
             },
-          });
+          }, this.#host.maxEventBytes);
         } catch (error) {
-          if (isFatal(error)) throw error;
+          // An oversized event is a lost connection that is said out loud; resume below.
+          if (isContinuityError(error, 'inbound-event-too-large')) this.#host.report(error);
+          else if (isFatal(error)) throw error;
           // A dropped connection: resume below.
+        } finally {
+          this.#releaseRequest();
         }
         // Progress resets the backoff: only consecutive failures grow it.
         if (this.#verifier.checkpoint()?.lastId !== before) attempt = 0;
@@ -117,7 +126,7 @@ export class InboundStream {
       }
       if (!immediate) {
         this.reconnectStartedAt ??= Date.now();
-        await sleep(reconnectDelay(this.#host.reconnect, attempt, this.#retryMs), this.#signal);
+        await sleep(reconnectDelay(this.#host.reconnect, attempt, this.#retryMs), this.#signal, closed);
         attempt++;
       }
       immediate = false;
@@ -133,9 +142,12 @@ export class InboundStream {
     // Only a fresh standalone stream may ask for the upgrade offer; a resume never does.
     else if (this.kind === 'standalone' && host.upgradeRequested) extra[UPGRADE_REQUEST_HEADER] = 'websocket';
     let response: Response;
+    this.#releaseRequest();
+    this.#request = linkSignal(this.#signal);
     try {
-      response = await host.fetch(host.url, { method: 'GET', headers: host.headers(extra), signal: this.#signal });
+      response = await host.fetch(host.url, { method: 'GET', headers: host.headers(extra), signal: this.#request.signal });
     } catch (error) {
+      this.#releaseRequest();
       if (this.kind === 'standalone') host.standaloneAnswered(undefined);
       if (this.#signal.aborted) throw new StreamEnded('closed', 'Transport closed');
       host.report(error instanceof Error ? error : new Error(String(error)));
@@ -151,7 +163,16 @@ export class InboundStream {
       await response.body?.cancel();
       return undefined;
     }
-    const reason = response.ok ? undefined : refusalReason(await response.text().catch(() => ''));
+    const text = response.ok ? '' : await response.text().catch(() => '');
+    const reason = response.ok ? undefined : refusalReason(text);
+    if (reason === undefined && response.status === 400 && namesSession(400, text)) {
+      // A server that says 400 for an unknown session: the session is gone, as with a 404.
+      throw new ContinuityError('session-not-found', undefined, { status: 400 });
+    }
+    if (response.status === 429 && isErrorCode(reason) && ERRORS[reason].retryable) {
+      // Too many readers or requests for now (reader-limit, in-flight-limit): the session is fine.
+      return undefined;
+    }
     if (reason !== undefined && isErrorCode(reason)) {
       // The server said exactly why it refused (replay-window-exceeded, session-not-found, …):
       // report that, not a generic "session invalid".
@@ -167,6 +188,11 @@ export class InboundStream {
     }
     this.#verifier.reconnected();
     return response;
+  }
+
+  #releaseRequest(): void {
+    this.#request?.release();
+    this.#request = undefined;
   }
 
   #onEvent(id: string | undefined, data: string): void {
@@ -192,17 +218,6 @@ function isFatal(error: unknown): boolean {
   return error instanceof ContinuityError || error instanceof StreamEnded;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new StreamEnded('closed', 'Transport closed'));
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new StreamEnded('closed', 'Transport closed'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+function closed(): StreamEnded {
+  return new StreamEnded('closed', 'Transport closed');
 }

@@ -6,7 +6,8 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { reconnectDelay, type ReconnectOptions } from './backoff.js';
+import { linkSignal } from './abort.js';
+import { reconnectDelay, type ResolvedReconnect } from './backoff.js';
 import { readSse } from './sse-reader.js';
 
 export interface InitializedSession {
@@ -18,7 +19,8 @@ export interface InitializedSession {
 
 export interface InitializeHost {
   readonly url: URL;
-  readonly reconnect: Required<ReconnectOptions>;
+  readonly reconnect: ResolvedReconnect;
+  readonly maxEventBytes: number;
   fetch(url: URL, init: RequestInit): Promise<Response>;
   /** Headers without a session (it was forgotten before this is called). */
   headers(extra: Record<string, string>): Headers;
@@ -33,35 +35,46 @@ export async function initializeSession(host: InitializeHost, init: JsonRpcReque
   const json = { [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' };
   for (let attempt = 0; ; attempt++) {
     let response: Response;
+    const link = linkSignal(signal);
     try {
-      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(json), body: JSON.stringify(request), signal });
+      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(json), body: JSON.stringify(request), signal: link.signal });
     } catch (error) {
+      link.release();
       if (signal.aborted || attempt + 1 >= host.reconnect.maxRequestAttempts) throw error;
       await delay(reconnectDelay(host.reconnect, attempt, undefined));
       continue;
     }
     if ([502, 503, 504].includes(response.status) && attempt + 1 < host.reconnect.maxRequestAttempts) {
+      link.release();
       await response.body?.cancel();
       await delay(reconnectDelay(host.reconnect, attempt, undefined));
       continue;
     }
-    if (!response.ok) throw new Error(`Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok) {
+      link.release();
+      throw new Error(`Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+    }
     const sessionId = response.headers.get(Header.SessionId) ?? undefined;
     const epoch = response.headers.get(Header.ReplayEpoch);
-    const answer = await readAnswer(response, request.id as string);
+    const answer = await readAnswer(response, request.id as string, host.maxEventBytes).finally(link.release);
     if (!('result' in answer)) throw new Error(`Re-initialize refused: ${JSON.stringify(answer).slice(0, 200)}`);
     const protocolVersion = String(answer.result.protocolVersion);
     const headers = host.headers({ [Header.ContentType]: 'application/json', [Header.Accept]: 'application/json, text/event-stream' });
     if (sessionId !== undefined) headers.set(Header.SessionId, sessionId);
     headers.set(Header.ProtocolVersion, protocolVersion);
-    const ack = await host.fetch(host.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), signal });
-    await ack.body?.cancel();
+    const ackLink = linkSignal(signal);
+    try {
+      const ack = await host.fetch(host.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), signal: ackLink.signal });
+      await ack.body?.cancel();
+    } finally {
+      ackLink.release();
+    }
     return { sessionId, epoch, protocolVersion };
   }
 }
 
 /** The response to `id`, from a JSON body or an SSE stream. */
-async function readAnswer(response: Response, id: string): Promise<JsonRpcMessage & ({ result: Record<string, unknown> } | { error: unknown })> {
+async function readAnswer(response: Response, id: string, maxEventBytes: number): Promise<JsonRpcMessage & ({ result: Record<string, unknown> } | { error: unknown })> {
   const type = response.headers.get(Header.ContentType) ?? '';
   const isAnswer = (m: JsonRpcMessage): boolean => !('method' in m) && 'id' in m && m.id === id;
   if (type.includes('application/json')) {
@@ -80,7 +93,7 @@ async function readAnswer(response: Response, id: string): Promise<JsonRpcMessag
           controller.abort();
         }
       },
-    }).catch(() => {});
+    }, maxEventBytes).catch(() => {});
     if (found) return found as never;
   }
   throw new ContinuityError('stream-lost', 'The initialize response never arrived');

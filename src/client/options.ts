@@ -17,8 +17,12 @@ export interface DivergenceReport {
   detectMs: number;
   /** Time to re-initialize, ms. */
   reinitializeMs: number;
-  /** Set when re-initialization itself failed. */
+  /** Set when re-initialization itself failed (or the transport gave up: `divergence-limit`). */
   reinitializeError?: Error;
+  /** This divergence's place in a row of divergences (1 when the session before it was stable). */
+  consecutive: number;
+  /** How long re-initializing waited because of the row (0 for the first), ms. */
+  backoffMs: number;
 }
 
 /** Options of {@link ContinuityClientTransport}. */
@@ -32,6 +36,12 @@ export interface ContinuityClientOptions {
   /** Accept opaque event IDs after a resume instead of re-initializing (default false: seed 000's posture). */
   trustOpaqueIds?: boolean;
   reconnect?: ReconnectOptions;
+  /**
+   * Largest SSE event accepted from the server, bytes (default 16 MiB). Past it the
+   * connection is dropped with `inbound-event-too-large` (reported through `onerror`) and
+   * the stream resumes as after any lost connection; the oversized event is never buffered.
+   */
+  maxEventBytes?: number | undefined;
   /** Open the standalone GET stream (default true). */
   standaloneStream?: boolean;
   /** How often the checkpoint is saved while events flow, ms (default 100). */

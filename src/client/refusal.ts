@@ -17,3 +17,27 @@ export function refusalError(status: number, text: string, fallback: () => Error
   if (isErrorCode(reason)) return new ContinuityError(reason, undefined, { status });
   return fallback();
 }
+
+/**
+ * Does a rejection name the session as its cause? Some servers answer an unknown session
+ * with 400, not 404 (the official server-everything: "Bad Request: No valid session ID
+ * provided"). Only a 400 or 404 whose JSON-RPC error message speaks of the session as
+ * missing or invalid counts: the server refused before running anything of the request.
+ */
+export function namesSession(status: number, text: string): boolean {
+  if (status !== 400 && status !== 404) return false;
+  let message: unknown = text;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+  } catch {
+    // Not JSON: read the text as it is.
+  }
+  if (typeof message !== 'string') return false;
+  return /session/i.test(message) && /\b(no valid|invalid|unknown|not found|expired|missing|required)\b/i.test(message);
+}
+
+/** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
+export function sessionGone(error: ContinuityError): boolean {
+  if (error.code === 'session-not-found') return true;
+  return error.code === 'session-invalid' && error.detail?.status === 404;
+}

@@ -7,18 +7,22 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
-import { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
+import { linkSignal, sleep } from './abort.js';
+import { resolveReconnect, type ResolvedReconnect } from './backoff.js';
+import { DivergenceRow } from './divergence-row.js';
 import type { ContinuityClientOptions, DivergenceReport } from './options.js';
-import { memoryCheckpoint, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
+import { memoryCheckpoint, type CheckpointStore } from './checkpoint.js';
 
 export type { ContinuityClientOptions, DivergenceReport } from './options.js';
 import { toDivergenceError } from './errors.js';
 import { InboundStream, StreamEnded, type InboundHost } from './inbound-stream.js';
 import { OrderedDelivery } from './delivery.js';
-import { InFlightPosts } from './in-flight.js';
+import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
-import { refusalError } from './refusal.js';
+import { namesSession, refusalError, sessionGone } from './refusal.js';
+import { readCheckpoint } from './restore.js';
+import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
 
@@ -40,8 +44,9 @@ export class ContinuityClientTransport implements InboundHost {
   onmessage?: (message: JsonRpcMessage) => void;
 
   readonly url: URL;
-  readonly reconnect: Required<ReconnectOptions>;
+  readonly reconnect: ResolvedReconnect;
   readonly trustOpaqueIds: boolean;
+  readonly maxEventBytes: number;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #epoch: string | null = null;
@@ -67,13 +72,18 @@ export class ContinuityClientTransport implements InboundHost {
   /** Aborted only when the transport closes. */
   readonly #closing = new AbortController();
   #recovering: Promise<void> | undefined;
+  readonly #row: DivergenceRow;
+  /** Set once the transport gave up (`divergence-limit`): every later send fails with it. */
+  #failure: ContinuityError | undefined;
   #started = false;
   #closed = false;
 
   constructor(url: URL | string, options: ContinuityClientOptions = {}) {
     this.url = new URL(url);
     this.#options = options;
-    this.reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
+    this.reconnect = resolveReconnect(options.reconnect);
+    this.#row = new DivergenceRow(this.reconnect);
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.trustOpaqueIds = options.trustOpaqueIds ?? false;
     this.#checkpoints = options.checkpoint ?? memoryCheckpoint();
     this.#fetch = options.fetch ?? ((u, init) => fetch(u, init));
@@ -111,32 +121,20 @@ export class ContinuityClientTransport implements InboundHost {
   async start(): Promise<void> {
     if (this.#started) throw new Error('ContinuityClientTransport already started');
     this.#started = true;
-    let checkpoint: SessionCheckpoint | undefined;
-    try {
-      checkpoint = await this.#checkpoints.load();
-    } catch (error) {
-      // A corrupt checkpoint is reported and discarded: the client starts a new session.
-      this.report(error instanceof Error ? error : new Error(String(error)));
-      await this.#checkpoints.clear().catch(() => {});
-    }
-    if (!checkpoint) return;
+    const restored = await readCheckpoint(this.#checkpoints, (error) => this.report(error));
+    if (!restored) return;
+    const { checkpoint } = restored;
     this.#sessionId = checkpoint.sessionId;
     this.#protocolVersion = checkpoint.protocolVersion;
     this.#epoch = checkpoint.epoch;
-    if (checkpoint.initialize) {
-      try {
-        this.#init = JSON.parse(checkpoint.initialize) as JsonRpcRequest;
-      } catch {
-        // Without it a lost session cannot be re-initialized; that is reported if it happens.
-        this.report(new Error('Ignoring an unreadable initialize request in the checkpoint'));
-      }
-    }
+    this.#init = restored.init;
     this.#positions.restore(checkpoint);
     const standalone = checkpoint.standalone === undefined ? undefined : checkpoint.streams[checkpoint.standalone];
     this.#openStandalone(standalone);
   }
 
   async send(message: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
+    if (this.#failure) throw this.#failure;
     if (this.#closed) throw new Error('Transport closed');
     // Wait until the session is settled: a recovery may open a new upgrade gate, and an
     // upgrade may fail into a recovery.
@@ -203,6 +201,7 @@ export class ContinuityClientTransport implements InboundHost {
       this.#followUpgrade(message.params);
       return;
     }
+    if (!('method' in message) && 'id' in message) this.#row.answered();
     this.#upgrade.answered(message);
     if (this.#initKey !== undefined && !('method' in message) && 'id' in message && JSON.stringify(message.id) === this.#initKey) {
       this.#initKey = undefined;
@@ -231,6 +230,19 @@ export class ContinuityClientTransport implements InboundHost {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
     const posting = this.#posting.begin(message);
+    // One listener on the closing signal per POST, released once its answer is read.
+    const link = linkSignal(this.#closing.signal);
+    let handedOff = false;
+    try {
+      handedOff = await this.#postWith(message, mayRecover, { session, initializing, posting, signal: link.signal, release: link.release });
+    } finally {
+      if (!handedOff) link.release();
+    }
+  }
+
+  /** The body of {@link #post}; true when a stream took over `release` (it calls it when done). */
+  async #postWith(message: JsonRpcMessage, mayRecover: boolean, post: { session: string | undefined; initializing: boolean; posting: Posting | undefined; signal: AbortSignal; release: () => void }): Promise<boolean> {
+    const { session, initializing, posting, signal, release } = post;
     let response: Response;
     let failedByRecovery = false;
     try {
@@ -240,12 +252,12 @@ export class ContinuityClientTransport implements InboundHost {
         body: JSON.stringify(message),
         // Not the session's signal: a POST outlives a recovery that finds the session gone,
         // so that its own 404 can tell it ran nowhere and it may be sent again.
-        signal: this.#closing.signal,
+        signal,
       });
     } catch (error) {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
-      if (posting && !this.#posting.owns(posting)) return;
+      if (posting && !this.#posting.owns(posting)) return false;
       if (this.#closed) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
@@ -258,19 +270,22 @@ export class ContinuityClientTransport implements InboundHost {
       // were on their way: whatever the old session says now, the SDK has its answer, and
       // a request failed that way is never sent again.
       await response.body?.cancel().catch(() => {});
-      return;
+      return false;
     }
     if (initializing && response.ok) this.#adoptSession(response);
-    if (response.status === 404 && session !== undefined && !initializing) {
+    // A 400 may name the session as its cause (servers that do not say 404): read it to see.
+    const rejection = response.status === 400 && session !== undefined && !initializing ? await response.text().catch(() => '') : undefined;
+    if ((response.status === 404 || (rejection !== undefined && namesSession(400, rejection))) && session !== undefined && !initializing) {
       // The server says it does not know the session: nothing of this POST ran, so it
       // is safe to send again — after a new session is set up.
-      await response.body?.cancel();
+      await response.body?.cancel().catch(() => {});
       if (!mayRecover) throw new ContinuityError('session-not-found');
       await this.#recover(new ContinuityError('session-not-found'), undefined, session);
-      return this.#post(message, false);
+      await this.#post(message, false);
+      return false;
     }
     if (!response.ok) {
-      const text = await response.text().catch(() => '');
+      const text = rejection ?? (await response.text().catch(() => ''));
       throw refusalError(response.status, text, () => new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`));
     }
     const epoch = response.headers.get(Header.ReplayEpoch);
@@ -287,26 +302,27 @@ export class ContinuityClientTransport implements InboundHost {
       } finally {
         this.#streams.delete(stream);
       }
-      return;
+      return false;
     }
     if ('method' in message && message.method === 'notifications/initialized') this.#openStandalone(undefined);
     const type = response.headers.get(Header.ContentType) ?? '';
     if (response.status === 202 || !response.body) {
       await response.body?.cancel();
-      return;
+      return false;
     }
     if (type.includes('text/event-stream')) {
       const stream = new InboundStream(this, 'request', this.#abort.signal);
       if ('method' in message && 'id' in message) stream.pending.set(JSON.stringify(message.id), message.id);
-      void this.#run(stream, response);
-      return;
+      void this.#run(stream, response).finally(release);
+      return true;
     }
     if (type.includes('application/json')) {
       const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
       for (const m of Array.isArray(body) ? body : [body]) this.deliver(m);
-      return;
+      return false;
     }
     await response.body.cancel();
+    return false;
   }
 
   async #run(stream: InboundStream, response: Response | undefined): Promise<void> {
@@ -352,13 +368,22 @@ export class ContinuityClientTransport implements InboundHost {
     this.#abort.abort();
     this.#abort = new AbortController();
     this.#forgetSession();
+    const { consecutive, backoffMs, limit } = this.#row.diverged(error, detectedAt);
     this.#recovering = (async () => {
       const report: DivergenceReport = {
-        code: error.code, error, previousSessionId: session, sessionId: undefined, failedRequests: failed, detectMs, reinitializeMs: 0,
+        code: error.code, error, previousSessionId: session, sessionId: undefined, failedRequests: failed, detectMs, reinitializeMs: 0, consecutive, backoffMs,
       };
       const started = Date.now();
       try {
+        if (limit) {
+          // The transport gives up: later sends fail with this error, and it closes.
+          this.#failure = limit;
+          queueMicrotask(() => void this.close());
+          throw limit;
+        }
+        if (backoffMs > 0) await sleep(backoffMs, this.#closing.signal, () => new ContinuityError('endpoint-closed', 'Transport closed'));
         this.#adopt(await initializeSession(this, this.#init, this.#abort.signal));
+        this.#row.reinitialized(Date.now());
         report.sessionId = this.#sessionId;
         await this.#positions.save();
         this.#openStandalone(undefined);
@@ -421,10 +446,4 @@ export class ContinuityClientTransport implements InboundHost {
     this.#positions.markStandalone(stream);
     void this.#run(stream, undefined);
   }
-}
-
-/** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
-function sessionGone(error: ContinuityError): boolean {
-  if (error.code === 'session-not-found') return true;
-  return error.code === 'session-invalid' && error.detail?.status === 404;
 }

@@ -85,6 +85,12 @@ export const ERRORS = {
   'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
   'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },
+
+  // Readers and client limits
+  'reader-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many readers open on this session', retryable: true },
+  'reader-cut': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Reader cut off (it lagged, or a newer reader took its stream over); resume with Last-Event-ID', retryable: true },
+  'inbound-event-too-large': { status: 502, rpc: JsonRpcCode.InternalError, message: 'The server sent an SSE event larger than the client accepts (maxEventBytes)', retryable: false },
+  'divergence-limit': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The server diverged too many times in a row; the transport gave up re-initializing', retryable: false },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every public error code. */

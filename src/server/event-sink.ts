@@ -8,6 +8,8 @@ export interface EventSink {
   /** Resolves when the reader wants more data (or the sink ended). */
   drained(): Promise<void>;
   close(): void;
+  /** Drops what is queued and ends the reader at once (it lags, or was taken over). */
+  cut(): void;
 }
 
 /** The part of a WebSocket the core needs; the Node adapter wraps `ws` in it. */
@@ -71,6 +73,10 @@ export class SocketSink implements EventSink {
     this.#ended = true;
     this.#wake();
     this.#port.close(1000, 'closing');
+  }
+
+  cut(): void {
+    this.close();
   }
 
   /** A frame left for the socket: wake paced writers once the queue is low again. */

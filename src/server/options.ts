@@ -42,7 +42,7 @@ export interface EndpointLimits {
   maxBufferedBytes?: number;
   /** Idle time after which a session without a live reader expires, ms (default 30 min). */
   sessionIdleMs?: number;
-  /** Events read from the store per replay page (default 512). */
+  /** Events read from the store per replay page (default 512); a page is also bounded to about 64 KiB. */
   replayPageSize?: number;
   /**
    * On a durable or shared store, a session with no reader and nothing in flight is dropped
@@ -50,6 +50,8 @@ export interface EndpointLimits {
    * way a restart rebuilds it. What that loses is listed in `docs/clusters.md`.
    */
   passivateAfterMs?: number;
+  /** GET readers (resumes, standalone streams) open at once per session (default 16) → 429 `reader-limit`. */
+  maxReadersPerSession?: number;
 }
 
 /** Options of {@link createEndpoint}. */
@@ -120,6 +122,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   sessionIdleMs: 30 * 60 * 1000,
   replayPageSize: 512,
   passivateAfterMs: 60_000,
+  maxReadersPerSession: 16,
 };
 
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {

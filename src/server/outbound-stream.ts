@@ -17,6 +17,7 @@ import { byteLength } from '../store/rules.js';
 import { atNextTurn, nextTurn, turnBudgetSpent } from './turns.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { EventSink } from './event-sink.js';
+import { ReplayPages } from './replay.js';
 
 /** What a stream needs from its session. */
 export interface StreamHost {
@@ -238,14 +239,16 @@ export class OutboundStream {
    * log in pages, then switches it to live delivery. A previous reader is taken over (closed).
    */
   async attach(sink: EventSink, afterSeq: number): Promise<void> {
-    if (this.#sink && this.#sink !== sink) this.#sink.close();
+    // Taken over: the old reader's queued bytes are dropped now, not when its socket drains.
+    if (this.#sink && this.#sink !== sink) this.#sink.cut();
     this.#sink = sink;
     this.#sinkSeq = afterSeq;
     this.#catchingUp = true;
     const { log, sessionId, replayPageSize } = this.#host;
+    const pages = new ReplayPages(log, sessionId, this.name, replayPageSize);
     try {
       while (this.#sinkSeq < this.#persistedSeq) {
-        const events = await log.read(sessionId, this.name, this.#sinkSeq, replayPageSize);
+        const events = await pages.next(this.#sinkSeq);
         if (this.#sink !== sink || sink.ended) return;
         const first = events[0];
         if (!first || first.seq !== this.#sinkSeq + 1) {

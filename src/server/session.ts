@@ -20,7 +20,7 @@ import { checkCursor, checkPosition } from './resume.js';
 import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, type TransportOwner } from './session-transport.js';
 import type { SocketPort } from './event-sink.js';
 import { SessionSocket } from './session-socket.js';
-import { SseSink } from './sse-sink.js';
+import { SessionReaders, type SseSink } from './sse-sink.js';
 import { RequestTable, idKey } from './request-table.js';
 import { StreamNames } from './stream-names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
@@ -60,6 +60,7 @@ export class Session implements StreamHost, TransportOwner {
   #persistedActiveAt: number;
   readonly #socket = new SessionSocket();
   readonly fence: number | undefined;
+  readonly #readers = new SessionReaders();
 
   /** `fence`: the fencing token this process holds the session under (clusters). */
   constructor(record: SessionRecord, deps: SessionDeps, fence?: number) {
@@ -179,7 +180,7 @@ export class Session implements StreamHost, TransportOwner {
   /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
   async openStandalone(): Promise<Response> {
     this.touch();
-    const sink = this.#newSink();
+    const sink = this.#newSink(true);
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
     if (this.#polling) await this.#standalone.append('', { retry: this.#deps.retryMs, durable: true });
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
@@ -195,7 +196,7 @@ export class Session implements StreamHost, TransportOwner {
       throw new ContinuityError('replay-window-exceeded', 'The stream of this cursor was dropped by retention', { stream: cursor.stream });
     }
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
-    const sink = this.#newSink();
+    const sink = this.#newSink(true);
     const live = cursor.stream === STANDALONE ? this.#standalone : this.#streams.get(cursor.stream);
     if (live && !live.complete) {
       void live.attach(sink, after);
@@ -404,7 +405,6 @@ export class Session implements StreamHost, TransportOwner {
     if (drop !== undefined) void this.log.dropStream(this.sessionId, drop).catch(this.#report);
   }
 
-
   get #polling(): boolean {
     return supportsPolling(this.record.protocolVersion as ProtocolVersion);
   }
@@ -429,8 +429,8 @@ export class Session implements StreamHost, TransportOwner {
     }
   }
 
-  #newSink(): SseSink {
-    return new SseSink({ maxBufferedBytes: this.#deps.limits.maxBufferedBytes, keepAliveMs: this.#deps.keepAliveMs });
+  #newSink(counted = false): SseSink {
+    const { limits: l, keepAliveMs } = this.#deps; // a GET reader (`counted`) is bounded by maxReadersPerSession
+    return this.#readers.open({ maxBufferedBytes: l.maxBufferedBytes, keepAliveMs }, counted ? l.maxReadersPerSession : undefined);
   }
-
 }

@@ -1,18 +1,29 @@
 /**
  * One SSE HTTP response body: a ReadableStream the adapter pipes to the socket, plus the
- * writer side the session uses. Bounded: a reader that falls more than `maxBufferedBytes`
- * behind is cut off (it can resume from the log) instead of growing memory without end.
+ * writer side the session uses. Bounded: a write that would put more than
+ * `maxBufferedBytes` in the queue cuts the reader off instead (it can resume from the
+ * log), and a cut reader's queued bytes are dropped at once.
+ *
+ * Contract with the adapter that pipes `body` to a socket: a cut **errors** the body
+ * stream (`controller.error`). The adapter must then destroy the connection at once —
+ * not end it, and not wait for the socket to drain (a reader that never reads never
+ * drains) — so the bytes the adapter itself still holds are released too. Watching
+ * `reader.closed` (it rejects on error) catches a cut while a write waits for `drain`.
  */
+import { ContinuityError } from '../protocol/errors.js';
 import { encodeSseComment, encodeSseEvent, encodeSseRetry } from '../protocol/sse.js';
 import type { EventSink } from './event-sink.js';
 
 const encoder = new TextEncoder();
 
+/** Bytes the body stream holds before `drained()` makes a paced writer (a replay) wait. */
+const HIGH_WATER_BYTES = 64 * 1024;
+
 export interface SseSinkOptions {
   maxBufferedBytes: number;
   keepAliveMs: number;
   /** Called once when the sink ends for any reason (client gone, cut, closed). */
-  onEnd?: (sink: SseSink) => void;
+  onEnd?: ((sink: SseSink) => void) | undefined;
 }
 
 /** The writer side of one SSE response. */
@@ -40,7 +51,7 @@ export class SseSink implements EventSink {
         },
       },
       // Count bytes so desiredSize tells how far the socket lags.
-      { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+      { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
     );
     if (options.keepAliveMs > 0) {
       this.#keepAlive = setInterval(() => this.#write(encodeSseComment('keep-alive')), options.keepAliveMs);
@@ -50,6 +61,11 @@ export class SseSink implements EventSink {
 
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** Bytes written and not yet taken by the adapter. */
+  get queuedBytes(): number {
+    return this.#ended ? 0 : HIGH_WATER_BYTES - (this.#controller.desiredSize ?? HIGH_WATER_BYTES);
   }
 
   /** Writes events; returns false if the sink has ended (or was just cut for lagging). */
@@ -70,7 +86,7 @@ export class SseSink implements EventSink {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Ends the response normally (the client sees the stream close). */
+  /** Ends the response normally: what is queued is still delivered, then the stream closes. */
   close(): void {
     if (this.#ended) return;
     this.#end();
@@ -81,16 +97,33 @@ export class SseSink implements EventSink {
     }
   }
 
+  /**
+   * Cuts the reader off (it lags, or a newer reader took its stream over): the queued
+   * bytes are dropped now and the body errors, so the adapter destroys the connection.
+   * Nothing is lost: everything written was logged first; the client resumes from its cursor.
+   */
+  cut(): void {
+    if (this.#ended) return;
+    this.#end();
+    try {
+      this.#controller.error(new ContinuityError('reader-cut'));
+    } catch {
+      // Already closed or errored by the consumer.
+    }
+  }
+
   #write(text: string): boolean {
     if (this.#ended) return false;
     const chunk = encoder.encode(text);
-    this.#controller.enqueue(chunk);
-    if (-(this.#controller.desiredSize ?? 0) > this.#options.maxBufferedBytes) {
-      // Lagging reader: cut it rather than buffer without bound. Nothing is lost:
-      // everything written was logged first, and the client resumes with Last-Event-ID.
-      this.close();
+    const queued = this.queuedBytes;
+    // Checked before queueing: a lagging reader never holds more than the bound. One
+    // write into an empty queue always goes, so an event larger than the bound still
+    // reaches a reader that keeps up.
+    if (queued > 0 && queued + chunk.byteLength > this.#options.maxBufferedBytes) {
+      this.cut();
       return false;
     }
+    this.#controller.enqueue(chunk);
     return true;
   }
 
@@ -106,5 +139,24 @@ export class SseSink implements EventSink {
     if (this.#keepAlive) clearInterval(this.#keepAlive);
     this.#wake();
     this.#options.onEnd?.(this);
+  }
+}
+
+/**
+ * The GET readers of one session (resumes and the standalone stream), bounded: each holds
+ * up to `maxBufferedBytes`, so their number is what bounds a session's buffered memory.
+ * Past the bound a new reader is refused with `reader-limit` (429, retryable).
+ */
+export class SessionReaders {
+  #sinks: SseSink[] = [];
+
+  /** A new sink; counted against `max` when one is given. */
+  open(options: SseSinkOptions, max?: number): SseSink {
+    if (max === undefined) return new SseSink(options);
+    this.#sinks = this.#sinks.filter((s) => !s.ended);
+    if (this.#sinks.length >= max) throw new ContinuityError('reader-limit', undefined, { limit: max });
+    const sink = new SseSink(options);
+    this.#sinks.push(sink);
+    return sink;
   }
 }

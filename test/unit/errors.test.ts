@@ -60,6 +60,10 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'store-locked': [500, -32603, false],
   'request-malformed': [400, -32000, false],
   'stream-complete': [500, -32603, false],
+  'reader-limit': [429, -32000, true],
+  'reader-cut': [503, -32000, true],
+  'inbound-event-too-large': [502, -32603, false],
+  'divergence-limit': [502, -32002, false],
 };
 
 /** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */

@@ -60,6 +60,7 @@ function collectingSink(): EventSink & { events: Array<{ id: string; data: strin
     retry: () => true,
     drained: () => Promise.resolve(),
     close() {},
+    cut() {},
   };
 }
 
