@@ -15,24 +15,24 @@ export { startHttpChaosProxy, type ChaosFault, type HttpChaosOptions, type HttpC
 /** What to do with one connection. */
 export interface ConnectionPlan {
   /** Where to forward (default: the proxy's upstream). */
-  upstream?: { host: string; port: number };
+  upstream?: { host: string; port: number } | undefined;
   /** Cut after this many bytes from upstream have been forwarded to the client. */
-  cutAfterBytes?: number;
+  cutAfterBytes?: number | undefined;
   /** How to cut (default 'fin'). 'stall' stops forwarding and leaves both sockets open. */
-  mode?: 'fin' | 'rst' | 'stall';
+  mode?: 'fin' | 'rst' | 'stall' | undefined;
   /**
    * Count `cutAfterBytes` only from the first occurrence of this text in the response
    * bytes (say, a marker that appears only inside event data), so cuts land mid-stream.
    */
-  after?: string;
+  after?: string | undefined;
 }
 
 export interface ProxyOptions {
   upstream: { host: string; port: number };
   /** Decides each connection's fate; `index` counts connections from 0. */
-  plan?: (index: number) => ConnectionPlan;
-  host?: string;
-  port?: number;
+  plan?: ((index: number) => ConnectionPlan) | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
 }
 
 export interface ChaosProxy {

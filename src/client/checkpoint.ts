@@ -27,9 +27,9 @@ export interface SessionCheckpoint {
    * The initialize request (JSON) that opened the session, so a restarted client can
    * re-initialize with the same client info and capabilities if the session is gone.
    */
-  initialize?: string;
+  initialize?: string | undefined;
   /** Key in `streams` of the standalone GET stream, the one a restarted client resumes. */
-  standalone?: string;
+  standalone?: string | undefined;
 }
 
 /** Where a client keeps its checkpoint. */
@@ -45,13 +45,13 @@ export interface CheckpointStore {
 /** Options of the stores. */
 export interface CheckpointStoreOptions {
   /** Streams kept per checkpoint (default {@link DEFAULT_MAX_STREAMS}); see {@link boundStreams}. */
-  maxStreams?: number;
+  maxStreams?: number | undefined;
 }
 
 /** Options of {@link fileCheckpoint}. */
 export interface FileCheckpointOptions extends CheckpointStoreOptions {
   /** A larger file is reported corrupt rather than read (default {@link DEFAULT_MAX_CHECKPOINT_BYTES}). */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
 }
 
 /** Streams kept per checkpoint by default: enough for a standalone stream and many concurrent requests. */

@@ -18,7 +18,7 @@ export interface DivergenceReport {
   /** Time to re-initialize, ms. */
   reinitializeMs: number;
   /** Set when re-initialization itself failed (or the transport gave up: `divergence-limit`). */
-  reinitializeError?: Error;
+  reinitializeError?: Error | undefined;
   /** This divergence's place in a row of divergences (1 when the session before it was stable). */
   consecutive: number;
   /** How long re-initializing waited because of the row (0 for the first), ms. */
@@ -28,14 +28,14 @@ export interface DivergenceReport {
 /** Options of {@link ContinuityClientTransport}. */
 export interface ContinuityClientOptions {
   /** Where the session checkpoint persists (default: memory). `fileCheckpoint(path)` survives restarts. */
-  checkpoint?: CheckpointStore;
+  checkpoint?: CheckpointStore | undefined;
   /** A `fetch` to use (default: the global one). */
-  fetch?: (url: URL, init: RequestInit) => Promise<Response>;
+  fetch?: ((url: URL, init: RequestInit) => Promise<Response>) | undefined;
   /** Extra headers on every request (authorization, say); a function is called per request. */
-  headers?: Record<string, string> | (() => Record<string, string>);
+  headers?: (Record<string, string> | (() => Record<string, string>)) | undefined;
   /** Accept opaque event IDs after a resume instead of re-initializing (default false: seed 000's posture). */
-  trustOpaqueIds?: boolean;
-  reconnect?: ReconnectOptions;
+  trustOpaqueIds?: boolean | undefined;
+  reconnect?: ReconnectOptions | undefined;
   /**
    * Largest SSE event accepted from the server, bytes (default 16 MiB). Past it the
    * connection is dropped with `inbound-event-too-large` (reported through `onerror`) and
@@ -43,11 +43,11 @@ export interface ContinuityClientOptions {
    */
   maxEventBytes?: number | undefined;
   /** Open the standalone GET stream (default true). */
-  standaloneStream?: boolean;
+  standaloneStream?: boolean | undefined;
   /** How often the checkpoint is saved while events flow, ms (default 100). */
-  checkpointIntervalMs?: number;
+  checkpointIntervalMs?: number | undefined;
   /** Called after every divergence or session loss, once the client has re-initialized. */
-  onDivergence?: (report: DivergenceReport) => void;
+  onDivergence?: ((report: DivergenceReport) => void) | undefined;
   /** The opt-in SSE→WebSocket upgrade (DESIGN §5): ask for it, and follow the offer. */
-  upgrade?: { websocket: boolean; maxFrameBytes?: number };
+  upgrade?: { websocket: boolean; maxFrameBytes?: number } | undefined;
 }

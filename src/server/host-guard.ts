@@ -12,9 +12,9 @@ export interface HostGuardOptions {
    * Accepted `Host` values: `name:port` matches exactly, a bare `name` matches that name on
    * any port (a proxy or port-forward in front of a loopback server). Omitted: any host.
    */
-  allowedHosts?: string[];
+  allowedHosts?: string[] | undefined;
   /** Accepted `Origin` values (`http://localhost:3000`). Omitted: any origin. Requests without Origin always pass. */
-  allowedOrigins?: string[];
+  allowedOrigins?: string[] | undefined;
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];

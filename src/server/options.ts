@@ -18,40 +18,40 @@ export interface SessionContext {
 /** Per-request context a host framework may pass to {@link Endpoint.handle}. */
 export interface HandleContext {
   /** Authentication info, forwarded to the SDK server as `extra.authInfo`. */
-  authInfo?: unknown;
+  authInfo?: unknown | undefined;
   /**
    * The authenticated principal. A session created with one is bound to it: a request
    * from another principal is answered exactly like an unknown session (404).
    */
-  principal?: string;
+  principal?: string | undefined;
 }
 
 /** Limits. Every one has a default; breaching one is a typed error, never unbounded growth. */
 export interface EndpointLimits {
   /** Largest accepted POST body, bytes (default 4 MiB) → 413 `body-too-large`. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Largest single outgoing message, bytes (default 4 MiB) → `event-too-large`. */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /** Live sessions in this process (default 10,000) → 503 `session-limit`. */
-  maxSessions?: number;
+  maxSessions?: number | undefined;
   /** Streams kept per session; the oldest completed ones are dropped first (default 1,000). */
-  maxStreamsPerSession?: number;
+  maxStreamsPerSession?: number | undefined;
   /** Requests in flight per session (default 1,000). */
-  maxInFlightPerSession?: number;
+  maxInFlightPerSession?: number | undefined;
   /** Bytes queued for one slow SSE reader before it is cut; it can resume from the log (default 8 MiB). */
-  maxBufferedBytes?: number;
+  maxBufferedBytes?: number | undefined;
   /** Idle time after which a session without a live reader expires, ms (default 30 min). */
-  sessionIdleMs?: number;
+  sessionIdleMs?: number | undefined;
   /** Events read from the store per replay page (default 512); a page is also bounded to about 64 KiB. */
-  replayPageSize?: number;
+  replayPageSize?: number | undefined;
   /**
    * On a durable or shared store, a session with no reader and nothing in flight is dropped
    * from memory after this long, ms (default 60,000), and rebuilt on its next request the
    * way a restart rebuilds it. What that loses is listed in `docs/clusters.md`.
    */
-  passivateAfterMs?: number;
+  passivateAfterMs?: number | undefined;
   /** GET readers (resumes, standalone streams) open at once per session (default 16) → 429 `reader-limit`. */
-  maxReadersPerSession?: number;
+  maxReadersPerSession?: number | undefined;
 }
 
 /** Options of {@link createEndpoint}. */
@@ -59,26 +59,26 @@ export interface EndpointOptions {
   /** A fresh official-SDK server per session. */
   server: (context: SessionContext) => SdkServerLike | Promise<SdkServerLike>;
   /** Where sessions and event logs live (default: a memory store). */
-  store?: Store;
+  store?: Store | undefined;
   /** Retention of the default memory store (ignored when `store` is given). */
-  retention?: RetentionOptions;
-  limits?: EndpointLimits;
+  retention?: RetentionOptions | undefined;
+  limits?: EndpointLimits | undefined;
   /** Answer POSTs with JSON instead of SSE. Server→client messages then go on the GET stream. */
-  jsonResponse?: boolean;
+  jsonResponse?: boolean | undefined;
   /** `retry:` sent to 2025-11-25 clients with the priming event and before a server-side close, ms (default 1000). */
-  retryMs?: number;
+  retryMs?: number | undefined;
   /** SSE comment sent on idle live streams, ms (default 15,000; 0 turns it off). */
-  keepAliveMs?: number;
+  keepAliveMs?: number | undefined;
   /** The opt-in SSE→WebSocket upgrade (docs/design.md §4). Off by default. */
-  upgrade?: UpgradeOptions;
+  upgrade?: UpgradeOptions | undefined;
   /** Host/Origin validation (DNS rebinding). The Node adapter turns it on for loopback binds. */
-  hostGuard?: HostGuardOptions | false;
+  hostGuard?: HostGuardOptions | false | undefined;
   /** Session ID generator; must return ≥ 128 bits of CSPRNG output as visible ASCII. */
-  sessionId?: () => string;
+  sessionId?: (() => string) | undefined;
   /** Errors that have no caller to go to (store failures in the background, SDK errors). */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   /** Clock, for tests. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * Several replicas sharing one store. On by default when the store is shared between
    * processes (Redis); `enabled: true` also turns it on for endpoints sharing one store
@@ -105,12 +105,12 @@ export interface UpgradeOptions {
   /** Offer the upgrade to clients that ask for it (`X-MCP-Upgrade: websocket` on the GET stream). */
   websocket: boolean;
   /** How long an offer stays valid, ms (default 10,000); then the session is superseded. */
-  expiresInMs?: number;
+  expiresInMs?: number | undefined;
   /** Offers pending at once in this process (default 100); beyond it no offer is made. */
-  maxPending?: number;
+  maxPending?: number | undefined;
 }
 
-export type ResolvedLimits = Required<EndpointLimits>;
+export type ResolvedLimits = { readonly [K in keyof EndpointLimits]-?: NonNullable<EndpointLimits[K]> };
 
 export const DEFAULT_LIMITS: ResolvedLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
@@ -126,9 +126,11 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
 };
 
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {
-  const out = { ...DEFAULT_LIMITS, ...limits };
+  // An option given as `undefined` takes its default.
+  const out: Record<string, unknown> = { ...DEFAULT_LIMITS };
+  for (const [k, v] of Object.entries(limits ?? {})) if (v !== undefined) out[k] = v;
   for (const [k, v] of Object.entries(out)) {
     if (!(typeof v === 'number' && v > 0)) throw new RangeError(`limits.${k} must be a positive number, got ${String(v)}`);
   }
-  return out;
+  return out as ResolvedLimits;
 }

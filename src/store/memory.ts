@@ -7,14 +7,14 @@ import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { byteLength, checkContiguous, resolveRetention } from './rules.js';
 import type {
-  EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
+  EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
   retention?: RetentionOptions | undefined;
   /** Clock for age-based retention and leases (tests); default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 interface MemoryStream {
@@ -27,12 +27,12 @@ interface MemoryStream {
 
 class MemoryEventLog implements EventLog {
   readonly #sessions = new Map<string, Map<string, MemoryStream>>();
-  readonly #retention: Required<RetentionOptions>;
+  readonly #retention: ResolvedRetention;
   readonly #now: () => number;
   readonly #owners: LocalOwnership;
   readonly #bus: LocalBus;
 
-  constructor(retention: Required<RetentionOptions>, now: () => number, owners: LocalOwnership, bus: LocalBus) {
+  constructor(retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
     this.#retention = retention;
     this.#now = now;
     this.#owners = owners;

@@ -2,13 +2,13 @@
 import type { Keys } from './redis-keys.js';
 import type { Link } from './redis-link.js';
 import { APPEND, CLOSE, DROP_SESSION, DROP_STREAM, OPEN } from './redis-scripts.js';
-import type { EventLog, LogEvent, RetentionOptions, StreamHead, StreamInfo } from './types.js';
+import type { EventLog, LogEvent, ResolvedRetention, StreamHead, StreamInfo } from './types.js';
 
 /** What the log needs besides the link. */
 export interface LogContext {
   readonly link: Link;
   readonly keys: Keys;
-  readonly retention: Required<RetentionOptions>;
+  readonly retention: ResolvedRetention;
   readonly now: () => number;
   /** Expiry of a session's keys, ms; 0 for none. */
   readonly ttlMs: number;

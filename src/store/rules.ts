@@ -1,13 +1,15 @@
 /** Rules every store applies the same way: retention options, byte counting, contiguity. */
 import { ContinuityError } from '../protocol/errors.js';
-import { DEFAULT_RETENTION, type LogEvent, type RetentionOptions, type StreamHead } from './types.js';
+import { DEFAULT_RETENTION, type LogEvent, type ResolvedRetention, type RetentionOptions, type StreamHead } from './types.js';
 
-export function resolveRetention(options: RetentionOptions | undefined): Required<RetentionOptions> {
-  const r = { ...DEFAULT_RETENTION, ...options };
+export function resolveRetention(options: RetentionOptions | undefined): ResolvedRetention {
+  // An option given as `undefined` takes its default.
+  const r: Record<string, unknown> = { ...DEFAULT_RETENTION };
+  for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) r[k] = v;
   for (const [k, v] of Object.entries(r)) {
     if (!(typeof v === 'number' && v > 0)) throw new RangeError(`retention.${k} must be a positive number, got ${String(v)}`);
   }
-  return r;
+  return r as ResolvedRetention;
 }
 
 /**

@@ -16,7 +16,7 @@ import { SCHEMA_VERSION, checkSchema, migrate } from './sqlite-schema.js';
 import { toHead, toRecord } from './sqlite-rows.js';
 import { Connection, insertEvents, type Db } from './sqlite-statements.js';
 import type {
-  EventLog, LogEvent, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
+  EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
 
 /**
@@ -30,7 +30,7 @@ export interface SqliteStoreOptions {
   /** Database file (created if missing), or `':memory:'` for a private, non-durable database. */
   path: string;
   /** Per-stream retention; applied inside each append's transaction. */
-  retention?: RetentionOptions;
+  retention?: RetentionOptions | undefined;
   /**
    * What a committed append survives (`PRAGMA synchronous`, with the WAL journal):
    *
@@ -46,9 +46,9 @@ export interface SqliteStoreOptions {
    * A log that lost its tail is detected, not hidden: clients whose cursor is ahead of the
    * head get `cursor-ahead`.
    */
-  durability?: 'normal' | 'full';
+  durability?: 'normal' | 'full' | undefined;
   /** Clock for age-based retention (tests); default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** Diagnostic view of an open SQLite store; see {@link sqliteStoreInfo}. */
@@ -70,7 +70,7 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 class SqliteEventLog implements EventLog {
   readonly #c: Connection;
-  readonly #retention: Required<RetentionOptions>;
+  readonly #retention: ResolvedRetention;
   readonly #now: () => number;
   readonly #owners: LocalOwnership;
   readonly #bus: LocalBus;
@@ -78,7 +78,7 @@ class SqliteEventLog implements EventLog {
   readonly #drop: (session: string, stream: string) => void;
   readonly #dropSession: (session: string) => void;
 
-  constructor(c: Connection, retention: Required<RetentionOptions>, now: () => number, owners: LocalOwnership, bus: LocalBus) {
+  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
     this.#c = c;
     this.#retention = retention;
     this.#now = now;

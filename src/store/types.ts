@@ -62,14 +62,17 @@ export interface LogEvent {
 /** Per-stream retention. A trimmed cursor is refused with `replay-window-exceeded`. */
 export interface RetentionOptions {
   /** Events kept per stream (default 10,000). */
-  maxEvents?: number;
+  maxEvents?: number | undefined;
   /** Payload bytes kept per stream (default 16 MiB). */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /** Age after which events may be trimmed, ms (default: no age limit). */
-  maxAgeMs?: number;
+  maxAgeMs?: number | undefined;
 }
 
-export const DEFAULT_RETENTION: Required<RetentionOptions> = {
+/** Retention with every default filled in. */
+export type ResolvedRetention = { readonly [K in keyof RetentionOptions]-?: NonNullable<RetentionOptions[K]> };
+
+export const DEFAULT_RETENTION: ResolvedRetention = {
   maxEvents: 10_000,
   maxBytes: 16 * 1024 * 1024,
   maxAgeMs: Number.POSITIVE_INFINITY,
