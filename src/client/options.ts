@@ -33,7 +33,7 @@ export interface ContinuityClientOptions {
   fetch?: ((url: URL, init: RequestInit) => Promise<Response>) | undefined;
   /** Extra headers on every request (authorization, say); a function is called per request. */
   headers?: (Record<string, string> | (() => Record<string, string>)) | undefined;
-  /** Accept opaque event IDs after a resume instead of re-initializing (default false: seed 000's posture). */
+  /** Accept opaque event IDs after a resume instead of re-initializing (default false: the safe posture of docs/design.md §3). */
   trustOpaqueIds?: boolean | undefined;
   reconnect?: ReconnectOptions | undefined;
   /**
@@ -48,6 +48,6 @@ export interface ContinuityClientOptions {
   checkpointIntervalMs?: number | undefined;
   /** Called after every divergence or session loss, once the client has re-initialized. */
   onDivergence?: ((report: DivergenceReport) => void) | undefined;
-  /** The opt-in SSE→WebSocket upgrade (DESIGN §5): ask for it, and follow the offer. */
+  /** The opt-in SSE→WebSocket upgrade (docs/design.md §4): ask for it, and follow the offer. */
   upgrade?: { websocket: boolean; maxFrameBytes?: number } | undefined;
 }

@@ -2,10 +2,10 @@
  * A client transport for the official SDK `Client` (v1 and v2) that proves continuity on
  * every reconnect, or re-initializes. It speaks the Streamable HTTP transport to any
  * server; against one that carries proof (this project's endpoint) it verifies epoch,
- * sequence and hash chain of every event, against others it applies seed 000's posture.
+ * sequence and hash chain of every event, against others it applies the safe posture of docs/design.md §3.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import { Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
+import { DEFAULT_MAX_FRAME_BYTES, Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { linkSignal, sleep } from './abort.js';
 import { resolveReconnect, type ResolvedReconnect } from './backoff.js';
@@ -414,7 +414,7 @@ export class ContinuityClientTransport implements InboundHost {
     const session = this.#sessionId;
     const host = { url: this.url, headers: (e: Record<string, string>) => this.headers(e), deliver: (m: JsonRpcMessage) => this.deliver(m), report: (e: Error) => this.report(e), lost: (error: ContinuityError) => void this.#recover(error, undefined, session) };
     const standalone = this.#standalone;
-    if (this.#upgrade.follow(params, host, this.#options.upgrade.maxFrameBytes ?? 4 * 1024 * 1024)) {
+    if (this.#upgrade.follow(params, host, this.#options.upgrade.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES)) {
       standalone?.stop();
       if (this.#standalone === standalone) this.#standalone = undefined;
     }

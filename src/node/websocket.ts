@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { ContinuityError } from '../protocol/errors.js';
-import { WS_SUBPROTOCOL } from '../protocol/headers.js';
+import { DEFAULT_MAX_FRAME_BYTES, WS_SUBPROTOCOL } from '../protocol/headers.js';
 import type { Endpoint } from '../server/endpoint.js';
 import type { SocketPort } from '../server/event-sink.js';
 import type { HandleContext } from '../server/options.js';
@@ -19,7 +19,7 @@ import { requestHeaders, requestUrl } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';
 
 /** Largest WebSocket frame accepted after an upgrade, by default (4 MiB). */
-export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_FRAME_BYTES };
 
 /** Options of {@link upgradeHandler}. */
 export interface UpgradeHandlerOptions extends RequestIdentity {

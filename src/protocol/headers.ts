@@ -21,6 +21,8 @@ export const UPGRADE_TOKEN_HEADER = 'x-mcp-upgrade-token';
 export const UPGRADE_ACCEPTED = 'notifications/mcp-continuity/upgrade-accepted';
 /** The WebSocket subprotocol of an upgraded session. */
 export const WS_SUBPROTOCOL = 'mcp.v1';
+/** The largest WebSocket frame accepted after an upgrade, by default (both sides). */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
 /** Protocol revisions with stateful sessions and resumption, oldest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;

@@ -1,5 +1,5 @@
 /**
- * The resume decision (DESIGN §3), pure: given the cursor a client sent and what the log
+ * The resume decision (docs/design.md §2), pure: given the cursor a client sent and what the log
  * holds, either the sequence number to replay after, or the refusal that says why
  * continuity cannot be proven. Never "200 and hope".
  */

@@ -3,6 +3,7 @@
  * the SDK's own example event store (`InMemoryEventStore`, also what popular proxies ship),
  * serving the same example tools, in this process.
  */
+import { Header } from '../../protocol/headers.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,7 +29,7 @@ export async function startReferenceServer(): Promise<ReferenceServer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const id = req.headers['mcp-session-id'];
+      const id = req.headers[Header.SessionId];
       const existing = typeof id === 'string' ? sessions.get(id) : undefined;
       if (existing) return existing.handleRequest(req, res, req.method === 'POST' ? await body(req) : undefined);
       if (typeof id === 'string') {

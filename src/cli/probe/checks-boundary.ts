@@ -1,4 +1,5 @@
 /** Checks across boundaries: a server restart, another replica, the SSE→WebSocket upgrade. */
+import { Header } from '../../protocol/headers.js';
 import { exec } from 'node:child_process';
 import { judgeAcrossBoundary } from './verdicts.js';
 import { fail, notApplicable, pass, type Check, type CheckContext, type Outcome } from './check.js';
@@ -94,7 +95,7 @@ export const upgradeBoundary: Check = {
       );
       const accepted = offer.events.find((x) => x.event === 'upgrade-accepted' || x.data.includes('upgrade-accepted'));
       if (offer.status !== 200 || accepted?.id === undefined) return notApplicable('the server offers no SSE→WebSocket upgrade', [offer.evidence]);
-      const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { 'last-event-id': accepted.id }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
+      const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: accepted.id }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
       const evidence = [offer.evidence, resume.evidence];
       if (resume.status === 410) return pass(`refused with 410 (${reasonOf(resume)})`, evidence);
       return fail(`a resume at the upgrade offer got HTTP ${resume.status}${resume.status === 200 ? ` with ${resume.events.length} events` : ''}, not 410`, evidence);

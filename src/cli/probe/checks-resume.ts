@@ -1,4 +1,5 @@
 /** Checks on resumption: priming, exact resume on POST and GET streams, bursts, cursors, IDs. */
+import { Header } from '../../protocol/headers.js';
 import { analyzeTimeline, describeTimeline, eventKey, intact } from './model.js';
 import { fail, notApplicable, pass, refuses, type Check, type CheckContext } from './check.js';
 import { callTool, closeSession, messages, openSession, payloadEvents, sessionHeaders, type ProbeSession } from './session.js';
@@ -81,7 +82,7 @@ export const resumeGet: Check = {
         await call;
         const cursor = cut.events.filter((e) => e.id).at(-1)?.id;
         if (cut.status !== 200 || cursor === undefined) return notApplicable(`the GET stream gave no event IDs (HTTP ${cut.status})`, [cut.evidence]);
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, 'last-event-id': cursor }, idleMs: Math.max(1000, ctx.intervalMs * 20) }, ctx.timeoutMs);
+        const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, idleMs: Math.max(1000, ctx.intervalMs * 20) }, ctx.timeoutMs);
         const expected = Array.from({ length: ctx.events }, (_, i) => `log ${i + 1}`);
         const timeline = analyzeTimeline(expected, messages(cut.events).map(eventKey), resume.status === 200 ? messages(resume.events).map(eventKey) : []);
         return { ...judgeResume({ status: resume.status, reason: reasonOf(resume), timeline }), evidence: [cut.evidence, resume.evidence], timeline };
@@ -91,7 +92,7 @@ export const resumeGet: Check = {
       if (first.status === 405) return notApplicable('the server offers no GET stream (405)', [first.evidence]);
       const cursor = first.events.find((e) => e.id)?.id;
       if (first.status !== 200 || cursor === undefined) return notApplicable(`the GET stream sent no event ID to resume from (HTTP ${first.status})`, [first.evidence]);
-      const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, 'last-event-id': cursor }, cutWhen: () => true, idleMs: 1000 }, ctx.timeoutMs);
+      const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, cutWhen: () => true, idleMs: 1000 }, ctx.timeoutMs);
       const evidence = [first.evidence, resume.evidence];
       if (resume.status !== 200) return fail(`resuming the GET stream from its own priming ID got HTTP ${resume.status} (${reasonOf(resume)})`, evidence);
       return pass('resumed the GET stream from its priming ID (no events were pending)', evidence);
@@ -129,7 +130,7 @@ export const sameMillisecond: Check = {
         const first = withPayload[0];
         if (first?.id === undefined) return notApplicable('the burst carried no event IDs', [source.evidence]);
         const keys = withPayload.map((e) => eventKey(messages([e])[0] ?? {}));
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { 'last-event-id': first.id }), idleMs: 1500 }, ctx.timeoutMs);
+        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: first.id }), idleMs: 1500 }, ctx.timeoutMs);
         const after = resume.status === 200 ? messages(resume.events).map(eventKey) : [];
         const timeline = analyzeTimeline(keys, [keys[0] ?? ''], after);
         const evidence = [source.evidence, resume.evidence];
@@ -151,7 +152,7 @@ export const unknownCursor: Check = {
     withSession(ctx, async (session) => {
       const evidence: string[] = [];
       for (const cursor of ['mcp-continuity-probe-forged-cursor', '0']) {
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { 'last-event-id': cursor }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
+        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: cursor }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
         evidence.push(resume.evidence);
         if (resume.status === 405) return notApplicable('the server offers no GET stream (405)', evidence);
         const judged = judgeForgedCursor(cursor, resume.status, messages(resume.events).length);
@@ -176,7 +177,7 @@ export const foreignCursor: Check = {
       if (cursor === undefined) return notApplicable('the server sent no event IDs on a POST stream', [source.evidence]);
       const theirs = new Set(messages(source.events).map((m) => JSON.stringify(m)));
       return withSession(ctx, async (b) => {
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(b, { 'last-event-id': cursor }), idleMs: 1000 }, ctx.timeoutMs);
+        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(b, { [Header.LastEventId]: cursor }), idleMs: 1000 }, ctx.timeoutMs);
         const evidence = [source.evidence, resume.evidence];
         const leaked = messages(resume.events).filter((m) => theirs.has(JSON.stringify(m))).length;
         if (leaked > 0) return fail(`session B received ${leaked} of session A's events by presenting A's cursor`, evidence);

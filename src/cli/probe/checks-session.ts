@@ -1,4 +1,5 @@
 /** Checks on sessions and headers: unknown sessions, DELETE, the replay epoch, Host/Origin. */
+import { Header } from '../../protocol/headers.js';
 import { randomBytes } from 'node:crypto';
 import { isLoopbackHost } from '../../server/host-guard.js';
 import { fail, notApplicable, pass, type Check } from './check.js';
@@ -14,7 +15,7 @@ export const unknownSession: Check = {
   session: true,
   async run(ctx) {
     const id = randomBytes(16).toString('hex');
-    const headers = { ...ctx.headers, 'mcp-session-id': id, 'mcp-protocol-version': LATEST_VERSION };
+    const headers = { ...ctx.headers, [Header.SessionId]: id, [Header.ProtocolVersion]: LATEST_VERSION };
     const post = await exchange({ method: 'POST', url: ctx.url, headers, body: ping(1) }, ctx.timeoutMs);
     const get = await exchange({ method: 'GET', url: ctx.url, headers, idleMs: 500 }, ctx.timeoutMs);
     const evidence = [post.evidence, get.evidence];
@@ -52,7 +53,7 @@ export const replayEpoch: Check = {
       const get = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session), cutWhen: () => true, idleMs: 500 }, ctx.timeoutMs);
       const evidence = [session.init.evidence, get.evidence];
       if (session.epoch === null) return fail('no X-MCP-Replay-Epoch header on the initialize response: a reset log is undetectable', evidence);
-      const again = get.headers.get('x-mcp-replay-epoch');
+      const again = get.headers.get(Header.ReplayEpoch);
       if (get.status === 200 && again !== session.epoch) return fail(`the GET stream's epoch ${JSON.stringify(again)} differs from initialize's ${JSON.stringify(session.epoch)}`, evidence);
       return pass(`epoch ${session.epoch} on initialize${get.status === 200 ? ' and on the GET stream' : ''}`, evidence);
     } finally {

@@ -1,6 +1,7 @@
 /**
  * MCP sessions as the probe drives them: initialize, find a tool that streams, call it.
  */
+import { Header } from '../../protocol/headers.js';
 import { exchange, messageOf, type Exchange, type SseEvent } from './wire.js';
 
 export const LATEST_VERSION = '2025-11-25';
@@ -67,9 +68,9 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
   }
   const session: ProbeSession = {
     url,
-    id: init.headers.get('mcp-session-id') ?? undefined,
+    id: init.headers.get(Header.SessionId) ?? undefined,
     protocolVersion: result.protocolVersion ?? version,
-    epoch: init.headers.get('x-mcp-replay-epoch'),
+    epoch: init.headers.get(Header.ReplayEpoch),
     serverName: result.serverInfo?.name,
     init,
     nextId: 1,
@@ -81,8 +82,8 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
 
 /** The headers every request of `session` carries. */
 export function sessionHeaders(session: ProbeSession, extra: Record<string, string> = {}): Record<string, string> {
-  const h: Record<string, string> = { ...session.headers, 'mcp-protocol-version': session.protocolVersion, ...extra };
-  if (session.id !== undefined) h['mcp-session-id'] = session.id;
+  const h: Record<string, string> = { ...session.headers, [Header.ProtocolVersion]: session.protocolVersion, ...extra };
+  if (session.id !== undefined) h[Header.SessionId] = session.id;
   return h;
 }
 

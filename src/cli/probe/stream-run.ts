@@ -3,6 +3,7 @@
  * way, optionally do something (restart the server, switch replica), resume with the last
  * event ID, and compare what arrived with what an uncut call delivers.
  */
+import { Header } from '../../protocol/headers.js';
 import { analyzeTimeline, eventKey, type Timeline } from './model.js';
 import type { CheckContext } from './check.js';
 import { callTool, messages, payloadEvents, responseTo, sessionHeaders, type ProbeSession, type ToolPlan } from './session.js';
@@ -53,7 +54,7 @@ export async function cutAndResume(
     {
       method: 'GET',
       url: options.resumeUrl ?? session.url,
-      headers: sessionHeaders(session, { 'last-event-id': cursor }),
+      headers: sessionHeaders(session, { [Header.LastEventId]: cursor }),
       cutWhen: (events) => responseTo(events, id) !== undefined,
       idleMs: Math.max(2000, ctx.intervalMs * 20),
     },

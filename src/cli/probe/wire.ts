@@ -3,6 +3,7 @@
  * event so a check can cut a stream exactly where it wants, and trimmed evidence of every
  * request and response for the report.
  */
+import { Header } from '../../protocol/headers.js';
 import { createParser } from 'eventsource-parser';
 
 /** One SSE event as received. */
@@ -130,7 +131,7 @@ async function readSse(response: Response, controller: AbortController, spec: Re
   }
 }
 
-const SHOWN_HEADERS = ['content-type', 'mcp-session-id', 'x-mcp-replay-epoch', 'mcp-protocol-version', 'retry-after'];
+const SHOWN_HEADERS = ['content-type', Header.SessionId, Header.ReplayEpoch, Header.ProtocolVersion, 'retry-after'];
 
 function headerLines(headers: Headers): string {
   return SHOWN_HEADERS.map((h) => (headers.get(h) === null ? '' : `\n${h}: ${headers.get(h)}`)).join('');
