@@ -120,3 +120,34 @@ test('banner: version, a curl line and the Inspector command; --allowed-hosts ad
   assert.match(banner, /curl -sN http:\/\/127\.0\.0\.1:\d+\/mcp/);
   assert.match(banner, /npx @modelcontextprotocol\/inspector/);
 });
+
+test('a second serve on the same SQLite file refuses to start in one line; the first keeps serving its sessions', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpc-two-'));
+  const path = join(dir, 'shared.db');
+  const first = await startCli(['serve', '--port', '0', '--quiet', '--store', `sqlite:${path}`]);
+  t.after(async () => {
+    await stop(first.child);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const url = first.line.trim();
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(url, {
+    method: 'POST', headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  assert.equal(init.status, 200);
+  const session = init.headers.get('mcp-session-id') ?? '';
+  await init.body?.cancel();
+
+  const second = await runCli(['serve', '--port', '0', '--store', `sqlite:${path}`]);
+  assert.equal(second.code, 1);
+  assert.match(oneLine(second.stderr), new RegExp(`in use by process ${first.child.pid}.*Redis`));
+
+  // The first process's session was not touched: it still answers on it.
+  const list = await fetch(url, {
+    method: 'POST', headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
+  assert.equal(list.status, 200);
+  assert.match(await list.text(), /"tools"/);
+});
