@@ -47,7 +47,8 @@ export class Cluster {
   readonly bus: ClusterBus;
   readonly #held = new Map<string, Held>();
   readonly #calls = new Map<string, { resolve: (reply: CarriedReply | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
-  readonly #watched = new Map<string, { count: number; timer: ReturnType<typeof setInterval> }>();
+  /** One timer per watched session, calling every watcher's check (each tail asks its own question). */
+  readonly #watched = new Map<string, { checks: Set<() => void>; timer: ReturnType<typeof setInterval> }>();
   readonly #onError: (error: Error) => void;
   #renewer: ReturnType<typeof setInterval> | undefined;
   #inbox: Promise<Unsubscribe> | undefined;
@@ -142,18 +143,23 @@ export class Cluster {
   watch(session: string, check: () => void): () => void {
     let entry = this.#watched.get(session);
     if (!entry) {
-      const timer = setInterval(check, Math.max(10, Math.floor(this.leaseMs / 2)));
+      const checks = new Set<() => void>();
+      const timer = setInterval(() => {
+        for (const c of checks) c();
+      }, Math.max(10, Math.floor(this.leaseMs / 2)));
       timer.unref?.();
-      entry = { count: 0, timer };
+      entry = { checks, timer };
       this.#watched.set(session, entry);
     }
-    entry.count++;
-    let done = false;
+    // Each watcher's own check: a request stream's tail takes the session over when its
+    // owner's lease lapsed; a standalone stream's only notices an unreachable store. One
+    // shared check would let whichever tail came first decide for all of them.
+    const mine = (): void => check();
+    entry.checks.add(mine);
     return () => {
-      if (done) return;
-      done = true;
       const e = this.#watched.get(session);
-      if (e && --e.count === 0) {
+      if (!e || !e.checks.delete(mine)) return;
+      if (e.checks.size === 0) {
         clearInterval(e.timer);
         this.#watched.delete(session);
       }

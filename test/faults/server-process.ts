@@ -15,6 +15,9 @@ import { createEndpoint } from '../../src/server/index.js';
 import { nodeHandler } from '../../src/node/index.js';
 import { upgradeHandler } from '../../src/node/websocket.js';
 import { openStore } from '../../src/cli/serve.js';
+import { isRedisSpec, openRedisStore } from '../../src/cli/store-spec.js';
+import { redisStore } from '../../src/store/redis.js';
+import type { ClusterOptions } from '../../src/server/options.js';
 import { loopbackGuard } from '../../src/server/host-guard.js';
 import { memoryStore } from '../../src/store/memory.js';
 import { sqliteStore } from '../../src/store/sqlite.js';
@@ -24,7 +27,7 @@ import { AFTER_MARKER, marker } from './produce.js';
 
 /** What the process is started with (JSON in argv). Imported as a type only: importing this module starts a server. */
 export interface Spec {
-  /** `memory` or `sqlite:PATH` (what `openStore` understands). */
+  /** `memory`, `sqlite:PATH` (what `openStore` understands) or a Redis spec (`redis://…?prefix=P&leaseMs=N`). */
   store?: string;
   retention?: RetentionOptions;
   limits?: Record<string, number>;
@@ -39,14 +42,23 @@ export interface Spec {
 }
 
 
-function store(spec: Spec): Store {
+async function store(spec: Spec): Promise<{ store: Store; cluster?: ClusterOptions }> {
   const s = spec.store ?? 'memory';
-  if (!spec.retention) return openStore(s);
-  if (s === 'memory') return memoryStore({ retention: spec.retention });
-  return sqliteStore({ path: s.slice('sqlite:'.length), retention: spec.retention });
+  if (isRedisSpec(s)) {
+    // A Redis shared by replicas: the ownership protocol runs (leaseMs from the spec).
+    const opened = await openRedisStore(s);
+    if (!spec.retention) return opened;
+    await opened.store.close();
+    const prefix = new URLSearchParams(s.slice(s.indexOf('?') + 1)).get('prefix') ?? undefined;
+    return { store: await redisStore({ url: s.slice(0, s.indexOf('?') < 0 ? undefined : s.indexOf('?')), keyPrefix: prefix, retention: spec.retention }), cluster: opened.cluster };
+  }
+  if (!spec.retention) return { store: openStore(s) };
+  if (s === 'memory') return { store: memoryStore({ retention: spec.retention }) };
+  return { store: sqliteStore({ path: s.slice('sqlite:'.length), retention: spec.retention }) };
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as Spec;
+const opened = await store(spec);
 const endpoint = createEndpoint({
   server: () => {
     const server = createExampleServer();
@@ -75,7 +87,8 @@ const endpoint = createEndpoint({
     );
     return server;
   },
-  store: store(spec),
+  store: opened.store,
+  ...(opened.cluster ? { cluster: opened.cluster } : {}),
   retryMs: spec.retryMs ?? 100,
   keepAliveMs: spec.keepAliveMs ?? 0,
   ...(spec.hostGuard === false ? { hostGuard: false as const } : {}),
