@@ -2,6 +2,7 @@
  * Failover across real `serve` processes on one Redis: the owner killed (kill -9) or
  * paused (SIGSTOP) in the middle of a call, Redis unreachable, Redis restarted empty.
  */
+import { ContinuityError } from '../../src/protocol/errors.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -163,13 +164,25 @@ describe('failover: three replicas on Redis', () => {
     const seqs = all.map((e) => parseEventId(e.id as string).seq);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'contiguous, no duplicate');
     const stream = parseEventId(all[0]?.id as string).stream;
-    const logged = await store.log.read(h.sessionId, stream, 0, 1_000_000);
+    // The test's own store connection comes back on its own schedule, like the replicas'.
+    const logged = await waitFor(async () => {
+      try {
+        return await store.log.read(h.sessionId, stream, 0, 1_000_000);
+      } catch (error) {
+        if (error instanceof ContinuityError && error.code === 'store-unavailable') return undefined;
+        throw error;
+      }
+    }, "the test's own store connection to be back", 10_000);
     assert.deepEqual(seqs, logged.map((e) => e.seq), 'every logged event reached the client');
     const last = messages(all).at(-1) as { error?: Reason };
     assert.equal(last.error?.data?.reason, 'request-abandoned', 'the interrupted call ends explicitly');
   });
 
   test('Redis restarted without its data: 404, and our client re-initializes', async (t) => {
+    // The test above restarted Redis: wait until every replica has its connection back.
+    for (const r of replicas) {
+      await waitFor(async () => (await send(r.url, { body: rpc('tools/list'), headers: { 'mcp-session-id': 'none-such-session-id-000' } })).status !== 503, 'replica reconnected');
+    }
     const transport = new ContinuityClientTransport(proxy.url, { reconnect: { initialDelayMs: 10, maxDelayMs: 100 } });
     const client = new Client({ name: 'lost', version: '1.0.0' });
     await client.connect(transport);
