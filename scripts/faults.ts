@@ -6,7 +6,7 @@
  *   npm run faults                      # the short profile (also part of npm test)
  *   npm run faults -- --long            # about ten times the runs (see docs/hardening.md)
  *   npm run faults -- --only cut/sqlite/rst/mid-utf8 --seed 12345   # replay one run
- *   npm run faults -- --long --malformed-hosts   # also malformed Host headers
+ *   (malformed Host headers are part of every profile)
  *   --seed-base N   a different seed stream;  --budget-ms N   stop starting runs after N ms
  */
 import { parseArgs } from 'node:util';
@@ -20,11 +20,10 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     'seed-base': { type: 'string', default: '20261130' },
     'budget-ms': { type: 'string' },
-    'malformed-hosts': { type: 'boolean', default: false },
   },
 });
 
-const profile = values.long ? longProfile({ malformedHosts: values['malformed-hosts'] }) : shortProfile();
+const profile = values.long ? longProfile({ malformedHosts: true }) : shortProfile();
 const { rows, elapsedMs, truncated } = await runProfile(profile.families, {
   runs: profile.runs,
   seed: Number(values['seed-base']),

@@ -168,7 +168,8 @@ export function adversarialFamily(options: { malformedHosts?: boolean } = {}): F
             const host = malformed[Math.floor(prng(seed)() * malformed.length)] as string;
             const status = await rawStatus(url, host, undefined).catch(() => 0);
             const alive = await rawStatus(url, `127.0.0.1:${port}`, undefined).catch(() => 0);
-            const failure = alive !== 200 ? `the server stopped answering after Host ${JSON.stringify(host)}` : status !== 400 && status !== 403 ? `Host ${JSON.stringify(host)} got ${status}` : undefined;
+            // A good Host passes the guard (then 400 session-required): any answer but 403 is alive.
+            const failure = alive === 0 || alive === 403 ? `the server stopped answering after Host ${JSON.stringify(host)}` : status !== 400 && status !== 403 ? `Host ${JSON.stringify(host)} got ${status}` : undefined;
             return { counts: ZERO, outcome: String(status), landed: true, failure };
           },
         });

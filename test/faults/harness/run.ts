@@ -54,12 +54,19 @@ async function bounded(run: Promise<RunResult>, ms: number): Promise<RunResult> 
   }
 }
 
+function familyMayMatch(family: string, only: string): boolean {
+  const kind = only.split('/')[0] ?? '';
+  return family.split('/')[0] === kind || family === 'adversarial' || family.includes(kind);
+}
+
 export async function runProfile(families: Family[], options: ProfileOptions): Promise<{ rows: Row[]; elapsedMs: number; truncated: boolean }> {
   const started = Date.now();
   const rows: Row[] = [];
   let truncated = false;
   for (const family of families) {
-    if (options.only !== undefined && !family.name.split('/')[0]?.includes(options.only.split('/')[0] ?? '')) continue;
+    // A family's scenarios need not share its name (adversarial: cursor/…, host-origin/…): skip
+    // a family only when `only` names another family's kind outright.
+    if (options.only !== undefined && !familyMayMatch(family.name, options.only)) continue;
     const scenarios = await family.setup();
     try {
       for (const scenario of scenarios) {
