@@ -5,6 +5,7 @@
  * and requests delayed. WebSocket upgrades are forwarded as raw byte pipes. Seeded, so a
  * failing run can be repeated. Loopback only by default: it is a test tool.
  */
+import { prng } from './prng.js';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
@@ -55,17 +56,6 @@ export interface HttpChaosProxy {
   close(): Promise<void>;
 }
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Starts the proxy.
@@ -80,7 +70,7 @@ export async function startHttpChaosProxy(options: HttpChaosOptions): Promise<Ht
   const targets = options.targets.map((t) => new URL(t));
   if (targets.length === 0) throw new RangeError('startHttpChaosProxy: at least one target is required');
   const settings = { ...options };
-  const random = generator(options.seed ?? 1);
+  const random = prng(options.seed ?? 1);
   const faults: ChaosFault[] = [];
   const sockets = new Set<Socket>();
   let requests = 0;
