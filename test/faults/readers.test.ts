@@ -11,7 +11,7 @@ import { ReplayPages, REPLAY_PAGE_BYTES } from '../../src/server/replay.js';
 import { memoryStore } from '../../src/store/memory.js';
 import { startFixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
-import { within } from '../helpers/wait.js';
+import { waitFor, within } from '../helpers/wait.js';
 import { openIdleReader } from './idle-readers.js';
 
 const event = (i: number, bytes: number): { id: string; data: string } => ({ id: `e${i}`, data: 'x'.repeat(bytes) });
@@ -91,15 +91,9 @@ test('GET readers per session are bounded: past the limit a resume gets 429 read
   assert.equal((refused.json() as { error: { data: { reason: string } } }).error.data.reason, 'reader-limit');
   // A reader that leaves frees its slot.
   readers[0]?.socket.destroy();
-  const again = await within(
-    (async () => {
-      for (;;) {
-        const r = await send(fixture.url, { headers: { ...sessionHeaders(h), 'last-event-id': cursor }, cutWhen: () => true });
-        if (r.status === 200) return r;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })(),
-    'a slot freed by a reader that left',
-  );
+  const again = await waitFor(async () => {
+    const r = await send(fixture.url, { headers: { ...sessionHeaders(h), 'last-event-id': cursor }, cutWhen: () => true });
+    return r.status === 200 ? r : undefined;
+  }, 'a slot freed by a reader that left');
   assert.equal(again.status, 200);
 });
