@@ -15,8 +15,13 @@ export interface CliResult {
 }
 
 /** Runs `mcp-continuity …args` to completion (killed after `timeoutMs`). */
-export function runCli(args: string[], options: SpawnOptions & { timeoutMs?: number } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+export function runCli(args: string[], options: SpawnOptions & { timeoutMs?: number; wrapper?: string[] } = {}): Promise<CliResult> {
+  // `wrapper`: a command that runs the CLI (e.g. setpriv, to drop capabilities).
+  const [cmd, ...pre] = options.wrapper ?? [];
+  const argv = ['--import', TSX, MAIN, ...args];
+  const child = cmd === undefined
+    ? spawn(process.execPath, argv, { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(cmd, [...pre, process.execPath, ...argv], { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   return collect(child, options.timeoutMs ?? 30_000);
 }
 

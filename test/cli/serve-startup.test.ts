@@ -61,9 +61,11 @@ test('a read-only SQLite file fails at startup instead of serving 503s', async (
   db.close();
   chmodSync(path, 0o444);
   chmodSync(dir, 0o777);
-  // A superuser writes through file modes; run the server as "nobody" then, as a real user would be.
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: dir } } : {};
-  const r = await runCli(['serve', '--port', '0', '--store', `sqlite:${path}`], asNobody);
+  // A superuser writes through file modes: run the server as root without the capabilities
+  // that override them (the file is root's own and 0444), as a real user would be. Running
+  // it as another user instead would depend on every folder above the checkout being open.
+  const asUser = process.getuid?.() === 0 ? { wrapper: ['setpriv', '--bounding-set', '-dac_override,-dac_read_search,-fowner', '--'] } : {};
+  const r = await runCli(['serve', '--port', '0', '--store', `sqlite:${path}`], asUser);
   assert.equal(r.code, 1, r.stderr + r.stdout);
   assert.match(oneLine(r.stderr), /read-only; make it writable/);
 });
