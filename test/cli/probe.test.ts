@@ -40,7 +40,10 @@ test('against the official SDK example: the silent 200 on an unknown cursor and 
   assert.match(cursor?.detail ?? '', /silent 200/);
   assert.equal(v['burst-order'], 'FAIL');
   const burst = report.checks.find((c) => c.id === 'burst-order');
-  assert.ok((burst?.timeline?.reordered ?? 0) > 0, `reorder found: ${burst?.detail}`);
+  // The SDK example's store breaks ties between same-millisecond IDs at random, so the same
+  // defect shows as reordered events, lost ones, or both, from one run to the next.
+  const damage = (burst?.timeline?.reordered ?? 0) + (burst?.timeline?.lost ?? 0);
+  assert.ok(damage > 0, `same-millisecond damage found: ${burst?.detail}`);
   assert.equal(v['resume-get'], 'FAIL', 'the GET stream replays nothing');
   assert.equal(v['replay-epoch'], 'FAIL');
   assert.equal(v['unknown-session'], 'pass');
