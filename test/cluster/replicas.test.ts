@@ -15,18 +15,11 @@ import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';
 import { startRoundRobin, type RoundRobin } from '../helpers/round-robin.js';
 import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
-import { deliveryReport, prng } from '../helpers/stream-server.js';
+import { deliveryReport } from '../helpers/stream-server.js';
+import { callThroughCuts, cutPoints } from '../helpers/cut-resume.js';
 
 const SEED = Number(process.env.CLUSTER_SEED ?? 20261130);
 const ZERO = { lost: 0, duplicated: 0, reordered: 0, unexpected: 0 };
-
-/** `count` distinct cut points in [1, max], sorted, from `seed`. */
-function cutPoints(seed: number, count: number, max: number): number[] {
-  const rand = prng(seed);
-  const points = new Set<number>();
-  while (points.size < count) points.add(1 + Math.floor(rand() * max));
-  return [...points].sort((a, b) => a - b);
-}
 
 function emitSeqs(events: EventSourceMessage[]): number[] {
   return messages(events)
@@ -52,31 +45,9 @@ describe('three replicas on Redis behind a round-robin proxy', () => {
 
   test(`a 1,000-event call cut at 50 seeded points, each resume on the next replica: 0 lost, duplicated, reordered (seed ${SEED})`, async () => {
     const h = await initialize(proxy.url);
-    const request = rpc('tools/call', { name: 'emit', arguments: { count: 1000 } });
     const cuts = cutPoints(SEED, 50, 1000);
-    const all: EventSourceMessage[] = [];
-    let cutIndex = 0;
-    const cutAt = (): ((e: EventSourceMessage, got: EventSourceMessage[]) => boolean) | undefined => {
-      const target = cuts[cutIndex];
-      if (target === undefined) return undefined;
-      const already = all.length;
-      return (_e, got) => already + got.length >= target;
-    };
-    const mode = (): 'fin' | 'rst' => (cutIndex % 2 === 0 ? 'fin' : 'rst');
-    let response = await send(proxy.url, { body: request, headers: sessionHeaders(h), cutWhen: cutAt(), cut: mode() });
-    assert.equal(response.status, 200, response.text);
-    all.push(...response.events);
-    const answered = (): boolean => messages(all).some((m) => m.id === request.id);
-    for (let round = 0; !answered(); round++) {
-      assert.ok(round < cuts.length + 3, `seed ${SEED}: no final response after ${round} resumes`);
-      cutIndex++;
-      const last = all.at(-1)?.id;
-      assert.ok(last, `seed ${SEED}: nothing to resume from`);
-      response = await send(proxy.url, { headers: sessionHeaders(h, { 'last-event-id': last }), cutWhen: cutAt(), cut: mode() });
-      assert.equal(response.status, 200, `seed ${SEED}: resume refused: ${response.text}`);
-      all.push(...response.events);
-    }
-    assert.ok(cutIndex >= 50, `all 50 cuts landed (${cutIndex})`);
+    const { all, cutsLanded } = await callThroughCuts(proxy.url, h, 'emit', { count: 1000 }, cuts, SEED);
+    assert.ok(cutsLanded >= 50, `all 50 cuts landed (${cutsLanded})`);
     assert.deepEqual({ ...deliveryReport(emitSeqs(all), 1000), received: undefined }, { ...ZERO, received: undefined }, `seed ${SEED} cuts ${cuts.join(',')}`);
     const seqs = all.map((e) => parseEventId(e.id as string).seq);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `seed ${SEED}: event ids contiguous across replicas`);

@@ -8,18 +8,11 @@ import assert from 'node:assert/strict';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { parseEventId } from '../../src/protocol/event-id.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
-import { initialize, messages, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
-import { createStreamServer, deliveryReport, prng } from '../helpers/stream-server.js';
+import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
+import { createStreamServer, deliveryReport } from '../helpers/stream-server.js';
+import { callThroughCuts, cutPoints } from '../helpers/cut-resume.js';
 
 const ZERO = { lost: 0, duplicated: 0, reordered: 0, unexpected: 0 };
-
-/** Cut points: `count` distinct event counts in [1, max], sorted, from `seed`. */
-function cutPoints(seed: number, count: number, max: number): number[] {
-  const rand = prng(seed);
-  const points = new Set<number>();
-  while (points.size < count) points.add(1 + Math.floor(rand() * max));
-  return [...points].sort((a, b) => a - b);
-}
 
 /** Checks that the SSE IDs seen are one stream's contiguous run, without repeats. */
 function assertContiguousIds(events: EventSourceMessage[], context: string): void {
@@ -41,34 +34,6 @@ function payloadSeqs(events: EventSourceMessage[]): number[] {
     .map((m) => ((m.params as { data: { seq: number } }).data.seq));
 }
 
-/** Calls a tool on a POST stream that is cut at every point in `cuts`, resuming after each. */
-async function callThroughCuts(f: Fixture, h: Handshake, tool: string, args: Record<string, unknown>, cuts: number[], seed: number) {
-  const all: EventSourceMessage[] = [];
-  const request = rpc('tools/call', { name: tool, arguments: args });
-  let cutIndex = 0;
-  const cutAt = (): ((e: EventSourceMessage, got: EventSourceMessage[]) => boolean) | undefined => {
-    const target = cuts[cutIndex];
-    if (target === undefined) return undefined;
-    const already = all.length;
-    return (_e, got) => already + got.length >= target;
-  };
-  const mode = (): 'fin' | 'rst' => (cutIndex % 2 === 0 ? 'fin' : 'rst');
-  let response = await send(f.url, { body: request, headers: sessionHeaders(h), cutWhen: cutAt(), cut: mode() });
-  assert.equal(response.status, 200);
-  all.push(...response.events);
-  const answered = (): boolean => messages(all).some((m) => m.id === request.id);
-  for (let round = 0; !answered(); round++) {
-    assert.ok(round < cuts.length + 3, `seed ${seed}: no final response after ${round} resumes`);
-    cutIndex++;
-    const last = all.at(-1)?.id;
-    assert.ok(last, `seed ${seed}: nothing to resume from`);
-    response = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': last }), cutWhen: cutAt(), cut: mode() });
-    assert.equal(response.status, 200, `seed ${seed}: resume refused: ${response.text}`);
-    all.push(...response.events);
-  }
-  return { all, request };
-}
-
 describe('resume a POST stream cut at many points', () => {
   let f: Fixture;
   before(async () => {
@@ -80,7 +45,7 @@ describe('resume a POST stream cut at many points', () => {
     test(`emit 500, 8 cuts, seed ${seed}`, async () => {
       const h = await initialize(f.url);
       const cuts = cutPoints(seed, 8, 500);
-      const { all } = await callThroughCuts(f, h, 'emit', { count: 500 }, cuts, seed);
+      const { all } = await callThroughCuts(f.url, h, 'emit', { count: 500 }, cuts, seed);
       assertContiguousIds(all, `seed ${seed}`);
       assert.deepEqual({ ...deliveryReport(payloadSeqs(all), 500), received: undefined }, { ...ZERO, received: undefined }, `seed ${seed} cuts ${cuts.join(',')}`);
       // The tail of the stream is the tool result, delivered once.
@@ -94,7 +59,7 @@ describe('resume a POST stream cut at many points', () => {
     try {
       const h = await initialize(g.url);
       const cuts = cutPoints(seed, 10, 2000);
-      const { all } = await callThroughCuts(g, h, 'burst', { count: 2000 }, cuts, seed);
+      const { all } = await callThroughCuts(g.url, h, 'burst', { count: 2000 }, cuts, seed);
       assertContiguousIds(all, `seed ${seed}`);
       const report = deliveryReport(payloadSeqs(all), 2000);
       assert.deepEqual({ ...report, received: 0 }, { ...ZERO, received: 0 }, `seed ${seed} cuts ${cuts.join(',')}`);
