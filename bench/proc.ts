@@ -21,7 +21,7 @@ export interface ServerProcess {
 export async function startServer(contender: Contender, options: ServerOptions = {}): Promise<ServerProcess> {
   const child: ChildProcess = fork(SERVER, [contender, JSON.stringify(options)], {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there.
-    execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=8192',
+    execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=8192', ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -35,6 +35,20 @@ export function encodeSseEvent(event: SseEvent): string {
   return `${out}\n`;
 }
 
+/**
+ * {@link encodeSseEvent} for an event whose `id` the event-ID codec made (visible ASCII by
+ * construction, so the per-event field check is skipped) and whose `retry`, if any, is a
+ * configured non-negative integer. `data` is still split on line breaks, so a payload
+ * from a store can never inject a field.
+ */
+export function encodeSseLogEvent(id: string, data: string, retry: number | undefined): string {
+  const head = retry === undefined ? `id: ${id}\n` : `id: ${id}\nretry: ${retry}\n`;
+  if (data.indexOf('\n') === -1 && data.indexOf('\r') === -1) return `${head}data: ${data}\n\n`;
+  let out = head;
+  for (const line of data.split(LINE_BREAK)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
 /** A `retry:` directive on its own (no event is dispatched). */
 export function encodeSseRetry(ms: number): string {
   return `retry: ${checkRetry(ms)}\n\n`;

@@ -1,8 +1,11 @@
 /** Where an outbound stream writes: an SSE response, or (after an upgrade) a WebSocket. */
 export interface EventSink {
   readonly ended: boolean;
-  /** Writes events; returns false if the sink has ended. */
-  write(events: ReadonlyArray<{ id: string; data: string; retry?: number }>): boolean;
+  /**
+   * Writes events; returns false if the sink has ended. Each `id` is an event ID the
+   * codec made (`formatEventId`, or a validated `eventIdPrefix` plus seq and chain).
+   */
+  write(events: ReadonlyArray<{ id: string; data: string; retry?: number | undefined }>): boolean;
   /** A `retry:` directive (SSE only; other sinks ignore it). */
   retry(ms: number): boolean;
   /** Resolves when the reader wants more data (or the sink ended). */

@@ -47,9 +47,10 @@ export interface AppendOptions {
   retry?: number | undefined;
   /** Resolve only once this event is in the log. */
   durable?: boolean | undefined;
-  /** UTF-8 byte length of the payload, when the caller already counted it. */
-  bytes?: number | undefined;
 }
+
+/** What {@link OutboundStream.append} returns while the backlog is small: one shared, settled promise. */
+const ACCEPTED: Promise<void> = Promise.resolve();
 
 /**
  * Unpersisted payload bytes (UTF-8) a stream accepts before `append` makes its caller
@@ -173,16 +174,16 @@ export class OutboundStream {
    * Numbers, chains and queues `payload` for the log. Resolves at once while the backlog
    * is small (on the next turn once this turn's appends reach the batch bound), otherwise
    * once the log has caught up; with `durable`, only once this event is in the log. It is
-   * written to a reader only after it is in the log.
+   * written to a reader only after it is in the log. `bytes` is the payload's UTF-8 length,
+   * when the caller already counted it (it is counted once, then carried to the store).
    */
-  append(payload: string, options?: AppendOptions): Promise<void> {
+  append(payload: string, bytes: number = byteLength(payload), options?: AppendOptions): Promise<void> {
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     if (this.#completing) return Promise.reject(new ContinuityError('stream-complete', undefined, { stream: this.name }));
     const seq = this.#lastSeq + 1;
     const chain = nextChain(this.#lastChain, payload);
     this.#lastSeq = seq;
     this.#lastChain = chain;
-    const bytes = options?.bytes ?? byteLength(payload);
     const at = this.#host.now();
     this.#pending.push({ event: { seq, chain, payload, bytes, at }, retry: options?.retry });
     this.#pendingBytes += bytes;
@@ -193,7 +194,7 @@ export class OutboundStream {
       return new Promise<void>((resolve, reject) => this.#waiters.push({ seq, durable, resolve, reject }));
     }
     const starved = turnBudgetSpent();
-    if (!starved && this.#turnBytes < TURN_BYTES) return Promise.resolve();
+    if (!starved && this.#turnBytes < TURN_BYTES) return ACCEPTED;
     return this.#yieldTurn(starved);
   }
 
@@ -377,12 +378,12 @@ export class OutboundStream {
   }
 
   #writeToSink(sink: EventSink, entries: ReadonlyArray<{ event: LogEvent; retry: number | undefined }>): void {
-    const out: Array<{ id: string; data: string; retry?: number }> = [];
+    const out: Array<{ id: string; data: string; retry: number | undefined }> = [];
     for (const { event, retry } of entries) {
       if (event.seq <= this.#sinkSeq) continue;
       // Epoch and name were validated when the prefix was made; seq and chain are ours.
       const id = `${this.#idPrefix}${event.seq}.${event.chain}`;
-      out.push(retry === undefined ? { id, data: event.payload } : { id, data: event.payload, retry });
+      out.push({ id, data: event.payload, retry });
       this.#sinkSeq = event.seq;
     }
     if (out.length === 0) return;

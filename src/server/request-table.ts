@@ -8,7 +8,9 @@ import type { OutboundStream } from './outbound-stream.js';
 
 /** JSON text of an id: keeps `1` and `"1"` apart. */
 export function idKey(id: RequestId): string {
-  return JSON.stringify(id);
+  // A number's JSON text is its decimal text (ids are finite: they came from JSON); this
+  // runs per notification related to a request, so skip the serializer for the common case.
+  return typeof id === 'number' ? `${id}` : JSON.stringify(id);
 }
 
 export class RequestTable {

@@ -171,7 +171,7 @@ export class Session implements StreamHost, TransportOwner {
     // The priming event is in the log and in the body before the response is returned, so
     // the adapter sends it with the headers: no window in which a client holds a stream
     // without a position to resume from.
-    if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', { retry: this.#deps.retryMs, durable: true });
+    if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', 0, { retry: this.#deps.retryMs, durable: true });
     const perRequest: MessageExtra = { ...extra, closeSSEStream: () => stream.closeReader(this.#retry) };
     for (const m of messages) this.transport.receive(m, perRequest);
     return { kind: 'stream', stream: stream.name };
@@ -182,7 +182,7 @@ export class Session implements StreamHost, TransportOwner {
     this.touch();
     const sink = this.#newSink(true);
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
-    if (this.#polling) await this.#standalone.append('', { retry: this.#deps.retryMs, durable: true });
+    if (this.#polling) await this.#standalone.append('', 0, { retry: this.#deps.retryMs, durable: true });
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 
@@ -297,7 +297,7 @@ export class Session implements StreamHost, TransportOwner {
     const sink = this.#newSink();
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
     const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token, subprotocol: WS_SUBPROTOCOL, expiresInMs } };
-    await this.#standalone.append(JSON.stringify(offer), { durable: true });
+    await this.#standalone.append(JSON.stringify(offer), undefined, { durable: true });
     // The header says "an offer follows" before the body does, so the client can hold its
     // requests until the socket is open instead of racing the switch.
     return new Response(sink.body, { status: 200, headers: { ...sseHeaders(this.sessionId, this.epoch), [UPGRADE_REQUEST_HEADER]: 'websocket' } });
@@ -347,7 +347,7 @@ export class Session implements StreamHost, TransportOwner {
       const payload = JSON.stringify(message);
       const bytes = byteLength(payload);
       if (bytes > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
-      return socketStream.append(payload, { bytes });
+      return socketStream.append(payload, bytes);
     }
     if (isResponse(message) && message.id !== null && message.id !== undefined) {
       const key = idKey(message.id);
@@ -376,7 +376,7 @@ export class Session implements StreamHost, TransportOwner {
     if (bytes > this.#deps.limits.maxEventBytes) {
       throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
     }
-    return stream.append(payload, { bytes });
+    return stream.append(payload, bytes);
   }
 
   transportClosed(): void {

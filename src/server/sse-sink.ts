@@ -11,7 +11,7 @@
  * `reader.closed` (it rejects on error) catches a cut while a write waits for `drain`.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import { encodeSseComment, encodeSseEvent, encodeSseRetry } from '../protocol/sse.js';
+import { encodeSseComment, encodeSseLogEvent, encodeSseRetry } from '../protocol/sse.js';
 import type { EventSink } from './event-sink.js';
 
 const encoder = new TextEncoder();
@@ -68,10 +68,13 @@ export class SseSink implements EventSink {
     return this.#ended ? 0 : HIGH_WATER_BYTES - (this.#controller.desiredSize ?? HIGH_WATER_BYTES);
   }
 
-  /** Writes events; returns false if the sink has ended (or was just cut for lagging). */
-  write(events: ReadonlyArray<{ id: string; data: string; retry?: number }>): boolean {
+  /**
+   * Writes events; returns false if the sink has ended (or was just cut for lagging).
+   * Their IDs are the codec's (see {@link EventSink.write}), so they are not re-checked.
+   */
+  write(events: ReadonlyArray<{ id: string; data: string; retry?: number | undefined }>): boolean {
     let text = '';
-    for (const e of events) text += encodeSseEvent(e);
+    for (const e of events) text += encodeSseLogEvent(e.id, e.data, e.retry);
     return this.#write(text);
   }
 

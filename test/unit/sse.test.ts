@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import { encodeSseComment, encodeSseEvent, encodeSseRetry, type SseEvent } from '../../src/protocol/sse.js';
+import { encodeSseComment, encodeSseEvent, encodeSseLogEvent, encodeSseRetry, type SseEvent } from '../../src/protocol/sse.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
 
 interface Parsed {
@@ -193,5 +193,26 @@ describe('sse: comments', () => {
 
   for (const bad of ['a\nb', 'a\rb', 'a\r\nb', 'a\u0000b', '\ndata: injected']) {
     it(`comment ${JSON.stringify(bad)} throws sse-field-invalid`, () => assertFieldInvalid(() => encodeSseComment(bad)));
+  }
+});
+
+describe('sse: log events (IDs the codec made)', () => {
+  const id = 'ep0ch.s1.42.AbCdEfGhIjKlMnOp';
+  const cases: Array<[string, string, number | undefined]> = [
+    ['JSON on one line', '{"jsonrpc":"2.0","method":"m","params":{"s":"a\\nb"}}', undefined],
+    ['an empty priming event with retry', '', 1500],
+    ['a stored payload with raw line breaks (never injects a field)', 'a\r\nid: evil\rretry: 1\nb', undefined],
+  ];
+  for (const [name, data, retry] of cases) {
+    it(`encodes the same bytes as encodeSseEvent: ${name}`, () => {
+      const text = encodeSseLogEvent(id, data, retry);
+      assert.equal(text, encodeSseEvent(retry === undefined ? { id, data } : { id, data, retry }));
+      const parsed = parse(text);
+      assert.deepEqual(parsed.errors, []);
+      assert.equal(parsed.events.length, 1);
+      assert.equal(parsed.events[0]?.id, id);
+      assert.equal(parsed.events[0]?.data, normalized(data));
+      assert.deepEqual(parsed.retries, retry === undefined ? [] : [retry]);
+    });
   }
 });
