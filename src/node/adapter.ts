@@ -11,6 +11,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import type { Endpoint } from '../server/endpoint.js';
 import { refusal, toRefusal } from '../server/http.js';
 import type { HandleContext } from '../server/options.js';
+import { sseSinkOf, type SseSink } from '../server/sse-sink.js';
 
 /**
  * A Host header as RFC 3986 allows it: an IP literal or a registered name, then an
@@ -200,6 +201,8 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
       res.end();
       return;
     }
+    const sink = sseSinkOf(response.body);
+    if (sink && (await writeDirect(res, reader, sink))) return;
     // Headers and a first chunk that is already there (a priming event) leave in one write;
     // a stream with nothing to say yet gets its headers at once, not with its first event.
     const first = reader.read();
@@ -218,6 +221,47 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     res.off('close', release);
     if (res.destroyed) release();
   }
+}
+
+/**
+ * Hands the response to the SSE sink behind the body: what the body stream already holds
+ * (a priming event) goes first, then the sink writes straight to `res` (see
+ * `SseSink.attach`). Resolves true once the response is over; false, having attached
+ * nothing, when the sink ended first (the caller's loop then writes what the stream has left).
+ */
+async function writeDirect(res: ServerResponse, reader: ReadableStreamDefaultReader<Uint8Array>, sink: SseSink): Promise<boolean> {
+  let wrote = false;
+  while (!sink.ended && sink.bodyQueuedBytes > 0) {
+    const { done, value } = await reader.read();
+    if (done || res.destroyed) return false;
+    res.write(value);
+    wrote = true;
+  }
+  if (sink.ended || res.destroyed) return false;
+  const over = new Promise<void>((resolve) => res.once('close', resolve));
+  const open = (): boolean => !res.destroyed && !res.writableEnded;
+  sink.attach({
+    write: (text) => {
+      wrote = true;
+      if (open()) res.write(text);
+    },
+    get queuedBytes() {
+      return res.writableLength;
+    },
+    end: () => {
+      if (open()) res.end();
+    },
+    destroy: () => void res.destroy(),
+    onDrain: (listener) => void res.on('drain', listener),
+    onClose: (listener) => void res.once('close', listener),
+  });
+  // A stream with nothing to say yet gets its headers now, not with its first event.
+  // (`headersSent` is already true after `writeHead`, so the sink's writes are what tell.)
+  if (!wrote) setImmediate(() => {
+    if (!wrote && open()) res.flushHeaders();
+  });
+  await over;
+  return true;
 }
 
 /** Resolves when `res` drains or closes; rejects as soon as the body errors (a cut). */

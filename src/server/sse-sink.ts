@@ -9,6 +9,12 @@
  * not end it, and not wait for the socket to drain (a reader that never reads never
  * drains) — so the bytes the adapter itself still holds are released too. Watching
  * `reader.closed` (it rejects on error) catches a cut while a write waits for `drain`.
+ *
+ * Direct mode: a Node adapter may take the sink over with {@link SseSink.attach} once it
+ * has taken what the body stream already holds. From then on the sink's text goes
+ * straight to the response (Node encodes it on the way to the socket), without a web
+ * stream, an encoded copy and a promise per chunk in between; the same bound, pacing and
+ * cut rules apply to what the response holds.
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { encodeSseComment, encodeSseLogEvent, encodeSseRetry } from '../protocol/sse.js';
@@ -18,6 +24,30 @@ const encoder = new TextEncoder();
 
 /** Bytes the body stream holds before `drained()` makes a paced writer (a replay) wait. */
 const HIGH_WATER_BYTES = 64 * 1024;
+
+/** A response a sink can write to directly (see {@link SseSink.attach}). */
+export interface DirectPort {
+  /** Queues text for the socket. */
+  write(text: string): void;
+  /** Bytes (for text, UTF-16 units, as Node counts them) queued and not yet taken by the socket. */
+  readonly queuedBytes: number;
+  /** Ends the response once what is queued has gone. */
+  end(): void;
+  /** Ends the connection at once, dropping what is queued. */
+  destroy(): void;
+  /** `listener` runs each time the queue has emptied. */
+  onDrain(listener: () => void): void;
+  /** `listener` runs once when the response is gone (finished, or the client left). */
+  onClose(listener: () => void): void;
+}
+
+/** Body stream → its sink, so an adapter can find the sink behind a `Response`. */
+const SINKS = new WeakMap<ReadableStream<Uint8Array>, SseSink>();
+
+/** The sink writing `body`, if a sink made it (the Node adapter then writes it directly). */
+export function sseSinkOf(body: ReadableStream<Uint8Array> | null): SseSink | undefined {
+  return body === null ? undefined : SINKS.get(body);
+}
 
 export interface SseSinkOptions {
   maxBufferedBytes: number;
@@ -34,6 +64,8 @@ export class SseSink implements EventSink {
   #waiters: Array<() => void> = [];
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   readonly #options: SseSinkOptions;
+  /** Set by {@link attach}: writes go straight to the response. */
+  #port: DirectPort | undefined;
 
   constructor(options: SseSinkOptions) {
     this.#options = options;
@@ -53,6 +85,7 @@ export class SseSink implements EventSink {
       // Count bytes so desiredSize tells how far the socket lags.
       { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
     );
+    SINKS.set(this.body, this);
     if (options.keepAliveMs > 0) {
       this.#keepAlive = setInterval(() => this.#write(encodeSseComment('keep-alive')), options.keepAliveMs);
       this.#keepAlive.unref?.();
@@ -63,9 +96,28 @@ export class SseSink implements EventSink {
     return this.#ended;
   }
 
-  /** Bytes written and not yet taken by the adapter. */
+  /** Bytes written and not yet taken by the adapter (in direct mode: by the socket). */
   get queuedBytes(): number {
-    return this.#ended ? 0 : HIGH_WATER_BYTES - (this.#controller.desiredSize ?? HIGH_WATER_BYTES);
+    if (this.#ended) return 0;
+    return this.#port ? this.#port.queuedBytes : this.bodyQueuedBytes;
+  }
+
+  /** Bytes the body stream holds: what an adapter must read before {@link attach}. */
+  get bodyQueuedBytes(): number {
+    if (this.#port) return 0;
+    return HIGH_WATER_BYTES - (this.#controller.desiredSize ?? HIGH_WATER_BYTES);
+  }
+
+  /**
+   * Direct mode: from now on text goes to `port`, not the body stream. Call it only when
+   * {@link bodyQueuedBytes} is 0 (in the same turn that saw it), on a sink not yet ended.
+   */
+  attach(port: DirectPort): void {
+    if (this.#ended || this.#port) throw new ContinuityError('internal-error', 'An SSE sink can be attached once, while open');
+    this.#port = port;
+    port.onDrain(() => this.#wake());
+    // The client went away, or the response finished.
+    port.onClose(() => this.#end());
   }
 
   /**
@@ -85,7 +137,7 @@ export class SseSink implements EventSink {
 
   /** Resolves when the reader wants more data (or the sink ended). For paced replays. */
   drained(): Promise<void> {
-    if (this.#ended || (this.#controller.desiredSize ?? 0) > 0) return Promise.resolve();
+    if (this.#ended || this.queuedBytes < HIGH_WATER_BYTES) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
@@ -93,6 +145,7 @@ export class SseSink implements EventSink {
   close(): void {
     if (this.#ended) return;
     this.#end();
+    if (this.#port) return this.#port.end();
     try {
       this.#controller.close();
     } catch {
@@ -108,6 +161,7 @@ export class SseSink implements EventSink {
   cut(): void {
     if (this.#ended) return;
     this.#end();
+    if (this.#port) return this.#port.destroy();
     try {
       this.#controller.error(new ContinuityError('reader-cut'));
     } catch {
@@ -117,6 +171,17 @@ export class SseSink implements EventSink {
 
   #write(text: string): boolean {
     if (this.#ended) return false;
+    const port = this.#port;
+    if (port) {
+      const queued = port.queuedBytes;
+      // The same rule as below, on what the response holds.
+      if (queued > 0 && queued + text.length > this.#options.maxBufferedBytes) {
+        this.cut();
+        return false;
+      }
+      port.write(text);
+      return true;
+    }
     const chunk = encoder.encode(text);
     const queued = this.queuedBytes;
     // Checked before queueing: a lagging reader never holds more than the bound. One
