@@ -2,7 +2,7 @@
  * {@link nextChain} for a reader that checks one event after another: the same value, but
  * `previous ‖ NUL ‖ payload` is encoded into one reused buffer and hashed there, instead of
  * being joined into a new string that the hash then flattens, measures and encodes to
- * UTF-8 again (for a 4 KiB payload that costs about as much as a fifth of the hash itself).
+ * UTF-8 again (at 4 KiB the joined string costs about a third more on Node 20).
  */
 import { sha256b64urlOfBytes } from './crypto.js';
 import { CHAIN_LENGTH, nextChain } from './event-id.js';
