@@ -154,6 +154,10 @@ export function memoryCheckpoint(options: CheckpointStoreOptions = {}): Checkpoi
  * `CheckpointError` (`checkpoint-corrupt`) when it exists but is not a valid checkpoint:
  * corruption is reported, never mistaken for "no session yet". The caller clears it and
  * initializes afresh. The file is created with mode 0600: it holds a session ID.
+ *
+ * The transport does not write it per event: it saves at most every `checkpointIntervalMs`
+ * while events flow (one save at a time), and on close. Each save is durable (fsynced)
+ * before the next begins.
  */
 export function fileCheckpoint(path: string, options: FileCheckpointOptions = {}): CheckpointStore {
   const maxStreams = checkMaxStreams(options.maxStreams);

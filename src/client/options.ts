@@ -44,7 +44,12 @@ export interface ContinuityClientOptions {
   maxEventBytes?: number | undefined;
   /** Open the standalone GET stream (default true). */
   standaloneStream?: boolean | undefined;
-  /** How often the checkpoint is saved while events flow, ms (default 100). */
+  /**
+   * How often the checkpoint is saved while events flow, ms (default 100). Never per event:
+   * a verified event only marks its stream as moved, and the save, at most this long after,
+   * stores where each stream then stands. One save runs at a time; a store slower than this
+   * gets the latest positions when it is free. A restarted client resumes from the last save.
+   */
   checkpointIntervalMs?: number | undefined;
   /** Called after every divergence or session loss, once the client has re-initialized. */
   onDivergence?: ((report: DivergenceReport) => void) | undefined;

@@ -1,6 +1,9 @@
 /**
  * The client's record of where each stream stands, and its throttled persistence to the
  * checkpoint store: often enough that a restarted client loses little, never per event.
+ *
+ * A live stream is not copied per event: its slot points at the stream, marked as moved,
+ * and its position is read from the stream when saved.
  */
 import type { CheckpointStore, SessionCheckpoint } from './checkpoint.js';
 import type { StreamCheckpoint } from './verdicts.js';
@@ -20,18 +23,32 @@ export interface SessionSnapshot {
   standalone: StreamCheckpoint | undefined;
 }
 
+/** A stream whose position moves: read when saved. */
+export interface PositionSource {
+  checkpoint(): StreamCheckpoint | undefined;
+}
+
 /**
- * Where one stream stands. Recorded per event, so it is updated in place; the checkpoint
- * object is built only when saved (at most every checkpoint interval), not per event.
+ * Where one stream stands: a fixed position (restored, or recorded when the stream ended),
+ * or the live stream it is read from. Nothing is built per event; the checkpoint object is
+ * built only when saved (at most every checkpoint interval).
  */
 interface Slot {
   position: StreamCheckpoint;
+  /** The live stream this slot follows, if any: its position supersedes `position`. */
+  source: PositionSource | undefined;
+  /** Still in the map (a trimmed or cleared slot is not; its stream binds a new one). */
+  kept: boolean;
+  /** The source moved since the last save: `updatedAt` is stamped then. */
+  moved: boolean;
   updatedAt: number;
   complete: boolean;
 }
 
 export class StreamPositions {
   readonly #positions = new Map<string, Slot>();
+  /** The slot each live stream is bound to (a stream's key never changes once it has a position). */
+  #bound = new WeakMap<object, Slot>();
   readonly #localNames = new WeakMap<object, string>();
   readonly #standalones = new WeakSet<object>();
   /** Key under which the current standalone stream's position is kept. */
@@ -41,6 +58,9 @@ export class StreamPositions {
   readonly #report: (error: Error) => void;
   #counter = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A scheduled save is running; `#again` if more moved meanwhile (the delay to use then). */
+  #saving = false;
+  #again: number | undefined;
   #stopped = false;
 
   constructor(store: CheckpointStore, snapshot: () => SessionSnapshot, report: (error: Error) => void) {
@@ -52,7 +72,7 @@ export class StreamPositions {
   /** Positions loaded from a checkpoint. */
   restore(checkpoint: SessionCheckpoint): void {
     for (const [key, position] of Object.entries(checkpoint.streams)) {
-      this.#positions.set(key, { position, updatedAt: position.updatedAt ?? 0, complete: position.complete === true });
+      this.#keep(key, { position, source: undefined, kept: true, moved: false, updatedAt: position.updatedAt ?? 0, complete: position.complete === true });
     }
   }
 
@@ -62,43 +82,100 @@ export class StreamPositions {
     this.#standalones.add(stream);
   }
 
-  /** Records a stream's position (`complete` when it ended normally). */
+  /**
+   * `stream`'s position moved (called per event): a flag on its slot. The first call binds
+   * the stream to the slot of its key, taking it over from whatever stood there.
+   */
+  advanced(stream: PositionSource): void {
+    const slot = this.#bound.get(stream);
+    if (slot !== undefined && slot.source === stream && slot.kept) {
+      slot.moved = true;
+      return;
+    }
+    const position = stream.checkpoint();
+    if (position === undefined) return;
+    const bound = this.#slot(stream, position, false);
+    bound.source = stream;
+    bound.moved = true;
+    this.#bound.set(stream, bound);
+  }
+
+  /** Records a stream's position as fixed (`complete` when it ended normally). */
   record(stream: object, position: StreamCheckpoint, complete = false): void {
+    const slot = this.#slot(stream, position, complete);
+    slot.source = undefined;
+    slot.moved = false;
+    slot.updatedAt = Date.now();
+  }
+
+  /** The slot of `stream`'s key, holding `position` now. */
+  #slot(stream: object, position: StreamCheckpoint, complete: boolean): Slot {
     const key = position.scheme === 'chained' ? position.stream : this.#localName(stream);
     if (this.#standalones.has(stream)) this.#standaloneKey = key;
     const slot = this.#positions.get(key);
     if (slot) {
       slot.position = position;
-      slot.updatedAt = Date.now();
       slot.complete = complete;
-      return;
+      return slot;
     }
-    this.#positions.set(key, { position, updatedAt: Date.now(), complete });
+    const added: Slot = { position, source: undefined, kept: true, moved: false, updatedAt: Date.now(), complete };
+    this.#keep(key, added);
     if (this.#positions.size > MAX_POSITIONS) this.#trim();
+    return added;
+  }
+
+  #keep(key: string, slot: Slot): void {
+    const replaced = this.#positions.get(key);
+    if (replaced) replaced.kept = false;
+    this.#positions.set(key, slot);
+  }
+
+  #forget(key: string, slot: Slot): void {
+    slot.kept = false;
+    this.#positions.delete(key);
   }
 
   /** Every request adds a stream: forget completed ones first, then the oldest. */
   #trim(): void {
     for (const [key, p] of this.#positions) {
       if (this.#positions.size <= MAX_POSITIONS) return;
-      if (p.complete) this.#positions.delete(key);
+      if (p.complete) this.#forget(key, p);
     }
-    for (const key of this.#positions.keys()) {
+    for (const [key, p] of this.#positions) {
       if (this.#positions.size <= MAX_POSITIONS) return;
-      if (key !== this.#standaloneKey) this.#positions.delete(key);
+      if (key !== this.#standaloneKey) this.#forget(key, p);
     }
   }
 
   clear(): void {
+    for (const slot of this.#positions.values()) slot.kept = false;
     this.#positions.clear();
+    this.#bound = new WeakMap();
   }
 
-  /** Saves within `delayMs`, coalescing requests made meanwhile. */
+  /**
+   * Saves within `delayMs`, coalescing requests made meanwhile. One scheduled save runs at
+   * a time: a store slower than the interval (a file on a busy disk) gets the latest
+   * positions once it is free, not a queue of stale ones.
+   */
   schedule(delayMs: number): void {
-    if (this.#timer || this.#stopped) return;
+    if (this.#stopped) return;
+    if (this.#saving) {
+      this.#again = delayMs;
+      return;
+    }
+    if (this.#timer) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      void this.save().catch((error: unknown) => this.#report(error as Error));
+      this.#saving = true;
+      void this.save()
+        .catch((error: unknown) => this.#report(error as Error))
+        .finally(() => {
+          this.#saving = false;
+          const again = this.#again;
+          this.#again = undefined;
+          if (again !== undefined) this.schedule(again);
+        });
     }, delayMs);
     this.#timer.unref?.();
   }
@@ -125,10 +202,19 @@ export class StreamPositions {
     await this.#store.save(checkpoint);
   }
 
-  /** The checkpoint's view: each position under its key, with when it was recorded. */
+  /**
+   * The checkpoint's view: each position under its key, read from its stream if live, with
+   * when it was last recorded or seen moving (at a save: as fresh as the saves are frequent).
+   */
   #streams(): Record<string, StreamCheckpoint> {
     const out: Record<string, StreamCheckpoint> = {};
+    const now = Date.now();
     for (const [key, slot] of this.#positions) {
+      if (slot.source !== undefined) slot.position = slot.source.checkpoint() ?? slot.position;
+      if (slot.moved) {
+        slot.moved = false;
+        slot.updatedAt = now;
+      }
       const p: StreamCheckpoint = { ...slot.position, stream: key, updatedAt: slot.updatedAt };
       if (slot.complete) p.complete = true;
       else delete p.complete;

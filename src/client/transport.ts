@@ -216,9 +216,8 @@ export class ContinuityClientTransport implements InboundHost {
   }
 
   advanced(stream: InboundStream): void {
-    const position = stream.checkpoint();
-    if (!position) return;
-    this.#positions.record(stream, position);
+    // Per event: the positions only note that the stream moved; they read it when saving.
+    this.#positions.advanced(stream);
     this.#positions.schedule(this.#options.checkpointIntervalMs ?? 100);
   }
 

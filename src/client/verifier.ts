@@ -18,7 +18,8 @@
  * other verdict is a divergence, terminal for that verifier (map it with
  * `toDivergenceError` from `./errors.js`).
  */
-import { chainSeed, eventIdPrefix, isEpoch, isStreamName, nextChain, tryParseEventId, tryParseEventIdIn } from '../protocol/event-id.js';
+import { chainSeed, eventIdPrefix, isEpoch, isStreamName, tryParseEventId, tryParseEventIdIn } from '../protocol/event-id.js';
+import { hashNextChain } from '../protocol/chain-hash.js';
 import type { SessionCheckpoint } from './checkpoint.js';
 
 export * from './verdicts.js';
@@ -119,7 +120,7 @@ export function idScheme(id: string): IdScheme {
 
 /** Digest of an integer-ID event: what the checkpoint keeps to recognise a boundary replay. */
 function eventDigest(id: string, data: string): string {
-  return nextChain(id, data);
+  return hashNextChain(id, data);
 }
 
 /**
@@ -215,14 +216,39 @@ export function createStreamVerifier(options: StreamVerifierOptions = {}): Strea
 
   /** `<epoch>.<stream>.` once both are known, so the IDs of this stream parse cheaply. */
   let prefix: { epoch: string; stream: string; text: string } | undefined;
-  function parseChained(id: string): ReturnType<typeof tryParseEventId> {
-    if (epoch === null || stream === undefined) return tryParseEventId(id);
+  function prefixText(): string | undefined {
+    if (epoch === null || stream === undefined) return undefined;
     if (prefix?.epoch !== epoch || prefix.stream !== stream) {
       // Validated once per (epoch, stream), not per event.
       prefix = isEpoch(epoch) && isStreamName(stream) ? { epoch, stream, text: eventIdPrefix(epoch, stream) } : undefined;
-      if (prefix === undefined) return tryParseEventId(id);
     }
-    return tryParseEventIdIn(id, prefix.text, epoch, stream);
+    return prefix?.text;
+  }
+
+  function parseChained(id: string): ReturnType<typeof tryParseEventId> {
+    const text = prefixText();
+    if (text === undefined || epoch === null || stream === undefined) return tryParseEventId(id);
+    return tryParseEventIdIn(id, text, epoch, stream);
+  }
+
+  /**
+   * Nearly every event of a chained stream is the next in line, and the one ID that
+   * {@link checkChained} accepts as continuous for it is `<epoch>.<stream>.<lastSeq + 1>.
+   * <H(lastChain ‖ data)>` (seq has one decimal form: no leading zeros), so one comparison
+   * decides, without parsing. True: it was, and the stream advanced exactly as the full path
+   * would have. False: anything else (a boundary replay, a divergence: rare), for the full path.
+   */
+  function nextInLine(id: string, data: string): boolean {
+    if (lastChain === undefined || lastSeq >= Number.MAX_SAFE_INTEGER) return false;
+    const text = prefixText();
+    if (text === undefined) return false;
+    const chain = hashNextChain(lastChain, data);
+    if (id !== `${text}${lastSeq + 1}.${chain}`) return false;
+    lastId = id;
+    lastSeq++;
+    lastChain = chain;
+    probe = false;
+    return true;
   }
 
   function checkChained(id: string, data: string, wasProbe: boolean): EventVerdict {
@@ -234,7 +260,7 @@ export function createStreamVerifier(options: StreamVerifierOptions = {}): Strea
     const prevChain = lastChain ?? chainSeed(parsed.epoch, parsed.stream);
     const off = position(id, parsed.seq, () => parsed.chain === prevChain, wasProbe);
     if (off !== undefined) return off;
-    const expectedChain = nextChain(prevChain, data);
+    const expectedChain = hashNextChain(prevChain, data);
     if (parsed.chain !== expectedChain) {
       return { kind: 'chain-mismatch', stream: parsed.stream, id, seq: parsed.seq, expectedChain, actualChain: parsed.chain };
     }
@@ -309,6 +335,7 @@ export function createStreamVerifier(options: StreamVerifierOptions = {}): Strea
   return {
     check(id, data) {
       if (diverged !== undefined) return diverged;
+      if (id !== undefined && nextInLine(id, data)) return CONTINUOUS;
       const verdict = evaluate(id, data);
       if (isDivergence(verdict)) diverged = verdict;
       return verdict;

@@ -33,3 +33,16 @@ export function sha256b64urlOfPair(first: string, second: string, chars: number)
 export function randomToken(bytes: number): string {
   return nodeCrypto.randomBytes(bytes).toString('base64url');
 }
+
+// ---------------------------------------------------------------------------------------
+// Additions for the client's per-event chain check (src/protocol/chain-hash.ts). Kept apart
+// from the functions above, which the server side owns.
+
+type OneShotBytes = (algorithm: string, data: Uint8Array, encoding: 'base64url') => string;
+const oneShotBytes = oneShot as OneShotBytes | undefined;
+
+/** base64url(SHA-256(bytes)) truncated to `chars` characters: hashed where they lie, no copy. */
+export function sha256b64urlOfBytes(bytes: Uint8Array, chars: number): string {
+  if (oneShotBytes !== undefined) return oneShotBytes('sha256', bytes, 'base64url').slice(0, chars);
+  return nodeCrypto.createHash('sha256').update(bytes).digest('base64url').slice(0, chars);
+}
