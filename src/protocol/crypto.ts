@@ -34,10 +34,6 @@ export function randomToken(bytes: number): string {
   return nodeCrypto.randomBytes(bytes).toString('base64url');
 }
 
-// ---------------------------------------------------------------------------------------
-// Additions for the client's per-event chain check (src/protocol/chain-hash.ts). Kept apart
-// from the functions above, which the server side owns.
-
 type OneShotBytes = (algorithm: string, data: Uint8Array, encoding: 'base64url') => string;
 const oneShotBytes = oneShot as OneShotBytes | undefined;
 

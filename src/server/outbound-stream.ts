@@ -12,7 +12,8 @@
  * turn instead, so a batch closes small and leaves at once.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import { chainSeed, eventIdPrefix, nextChain } from '../protocol/event-id.js';
+import { chainSeed, eventIdPrefix } from '../protocol/event-id.js';
+import { hashNextChain } from '../protocol/chain-hash.js';
 import { byteLength } from '../store/rules.js';
 import { atNextTurn, nextTurn, turnBudgetSpent } from './turns.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
@@ -181,7 +182,7 @@ export class OutboundStream {
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     if (this.#completing) return Promise.reject(new ContinuityError('stream-complete', undefined, { stream: this.name }));
     const seq = this.#lastSeq + 1;
-    const chain = nextChain(this.#lastChain, payload);
+    const chain = hashNextChain(this.#lastChain, payload);
     this.#lastSeq = seq;
     this.#lastChain = chain;
     const at = this.#host.now();
