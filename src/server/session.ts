@@ -274,9 +274,15 @@ export class Session implements StreamHost, TransportOwner {
     return this.#socket.state;
   }
 
-  /** An upgrade is offered only to a quiet session: no request is answered on an SSE stream. */
+  /**
+   * An upgrade is offered only to a quiet session: no request is answered on an SSE stream.
+   * A request stream that owes nothing more counts as quiet while its close is still being
+   * written to the store (with a remote store that can outlast the client's next request).
+   */
   get canOfferUpgrade(): boolean {
-    return this.#socket.state === 'sse-active' && this.#streams.size === 0 && this.#requests.size === 0;
+    if (this.#socket.state !== 'sse-active' || this.#requests.size > 0) return false;
+    for (const s of this.#streams.values()) if (s.openRequests.size > 0) return false;
+    return true;
   }
 
   /** Feeds the upgrade state machine; a `supersede` action ends the session. */

@@ -8,6 +8,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import WebSocket from 'ws';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
+import { memoryStore } from '../../src/store/memory.js';
 import { initialize, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
 import { prng } from '../helpers/stream-server.js';
 import { waitFor, within } from '../helpers/wait.js';
@@ -212,6 +213,36 @@ describe('upgrade limits', () => {
       assert.ok(!r.text.includes(UPGRADE_ACCEPTED), 'no offer');
       assert.equal((await handshake(f, h, 'x')).status, 400, 'handshake refused');
     } finally {
+      await f.close();
+    }
+  });
+});
+
+describe('the offer and a request stream still closing in the store', () => {
+  test('a GET asking for the upgrade right after a call gets the offer while that call\'s stream close is still being written', async () => {
+    // A remote store can take longer to record a finished stream's close than the client
+    // takes to send its next request; hold every close until the offer has been read.
+    const store = memoryStore();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let closesHeld = 0;
+    const closeStream = store.log.closeStream.bind(store.log);
+    store.log.closeStream = async (...args: Parameters<typeof closeStream>) => {
+      closesHeld++;
+      await held;
+      return closeStream(...args);
+    };
+    const f = await startFixture({ store, upgrade: { websocket: true }, keepAliveMs: 0 });
+    try {
+      const h = await initialize(f.url);
+      const listed = await send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
+      assert.equal(listed.status, 200);
+      await waitFor(() => closesHeld > 0, 'a finished request stream waiting for its close');
+      const offer = await within(requestOffer(f, h), 'the offer');
+      assert.ok(offer.token.length > 0);
+      offer.req.destroy();
+    } finally {
+      release();
       await f.close();
     }
   });
