@@ -23,11 +23,14 @@ export interface StreamRow {
   closed: number;
 }
 
-export interface TrimRow {
-  seq: number;
-  chain: string;
-  at: number;
+/** The part of a streams row an append reads. */
+export interface AppendHeadRow {
+  first_seq: number;
+  base_chain: string;
+  last_seq: number;
+  last_chain: string;
   bytes: number;
+  closed: number;
 }
 
 export function toHead(row: StreamRow): StreamHead {
