@@ -17,12 +17,16 @@
  * cut lands in is decoded. Rows partly below the low watermark stay until all of their
  * events are trimmed.
  */
+import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
 import type { LocalBus, LocalOwnership } from './local-cluster.js';
 import { checkContiguous } from './rules.js';
 import { atOf, batchMeta, chainOf, packBatch, type BatchColumns, type BatchMeta, type BatchRow } from './sqlite-batches.js';
 import type { Connection } from './sqlite-statements.js';
 import type { LogEvent, ResolvedRetention, StreamHead } from './types.js';
+
+/** Pages a commit writes besides the payloads: per commit, and per append (its head, its index entry). */
+const PAGE_ESTIMATE = 4096;
 
 interface Queued {
   session: string;
@@ -62,6 +66,8 @@ export class Appender {
   readonly #bus: LocalBus;
   readonly #commit: (queue: readonly Queued[], refused: unknown[]) => void;
   #queue: Queued[] = [];
+  /** Told the bytes each commit wrote (payloads plus an estimate of the pages around them). */
+  onCommit: ((bytes: number) => void) | undefined;
 
   constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
     this.#c = c;
@@ -75,6 +81,8 @@ export class Appender {
         try {
           plan = this.#plan(queue[i] as Queued);
         } catch (error) {
+          // A failing database fails the whole transaction; anything else refuses this append.
+          if (error instanceof Database.SqliteError) throw error;
           refused[i] = error;
           continue;
         }
@@ -103,6 +111,11 @@ export class Appender {
     } catch (error) {
       for (const q of queue) q.reject(error);
       return;
+    }
+    if (this.onCommit) {
+      let bytes = PAGE_ESTIMATE * (2 + queue.length);
+      for (const q of queue) for (const e of q.events) bytes += e.bytes ?? e.payload.length;
+      this.onCommit(bytes);
     }
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i] as Queued;

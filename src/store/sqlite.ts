@@ -15,11 +15,13 @@
  * make every small commit write more, and what large payloads cost is bytes through the
  * WAL and the checkpoint, not pages. Existing files keep theirs; no migration involved.
  */
+import { realpathSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { resolveRetention } from './rules.js';
 import { Appender } from './sqlite-append.js';
+import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './sqlite-checkpoint.js';
 import { unpackBatch } from './sqlite-batches.js';
 import { ProcessLock } from './sqlite-lock.js';
 import { PROCESS_LOCK_VERSION, SCHEMA_VERSION, checkSchema, migrate } from './sqlite-schema.js';
@@ -87,11 +89,12 @@ class SqliteEventLog implements EventLog {
   readonly #drop: (session: string, stream: string) => void;
   readonly #dropSession: (session: string) => void;
 
-  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
+  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus, checkpointer: Checkpointer | undefined) {
     this.#c = c;
     this.#owners = owners;
     this.#bus = bus;
     this.#appender = new Appender(c, retention, now, owners, bus);
+    if (checkpointer) this.#appender.onCommit = (bytes) => checkpointer.wrote(bytes);
     c.beforeUse = () => this.#appender.flush();
     const immediate = <A extends unknown[]>(fn: (...args: A) => void) => {
       const tx = c.db.transaction(fn);
@@ -278,6 +281,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   }
   let c: Connection;
   let lock: ProcessLock | undefined;
+  let checkpointer: Checkpointer | undefined;
   try {
     const version = checkSchema(db); // before writing anything, even the journal mode, to a file we may refuse
     // Page size is fixed when the first page is written (the journal mode writes it): only a new file gets ours.
@@ -295,6 +299,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     migrate(db);
     if (!memory && !lock) lock = ProcessLock.acquire(db, path);
     c = new Connection(db, lock);
+    if (!memory) {
+      // Checkpoints run on a worker thread; the connection's own auto-checkpoint is the backstop.
+      db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      checkpointer = new Checkpointer(realpathSync(path), BUSY_TIMEOUT_MS, () => {
+        if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+      });
+    }
   } catch (err) {
     lock?.release();
     db.close();
@@ -309,11 +320,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     durable: !memory,
     shared: false,
     sessions: new SqliteSessionStore(c, ownership),
-    log: new SqliteEventLog(c, retention, now, ownership, bus),
+    log: new SqliteEventLog(c, retention, now, ownership, bus, checkpointer),
     ownership,
     bus,
     async close() {
       if (db.open) c.beforeUse?.(); // what was appended before close is committed
+      await checkpointer?.close();
       c.lock?.release();
       if (db.open) db.close();
     },
