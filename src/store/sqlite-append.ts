@@ -7,7 +7,8 @@
  * append touches (the stream heads', the index's, the newest rows'), written to the WAL
  * once per commit instead of once per stream. Each append still succeeds or fails alone:
  * everything that can refuse an append (ownership, a missing or closed stream, a gap) is
- * checked before it writes, so a refused append is left out and the others commit. A
+ * checked before it writes (the head's check is the conditional UPDATE that claims it),
+ * so a refused append is left out and the others commit. A
  * failure while writing (disk full, I/O) rolls back the whole transaction and fails every
  * append in it; none is in the log. Every other use of the connection commits what is
  * queued first, so operations take effect in the order they were called.
@@ -37,19 +38,18 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-/** An append that passed every check and is ready to write. */
+/** An append that passed every check and claimed its stream's head. */
 interface Planned {
   session: string;
   stream: string;
-  window: Window;
-  /** Seq and chain of the batch's last event. */
-  lastSeq: number;
-  lastChain: string;
-  /** Undefined for an empty append: checked, nothing to write. */
+  /** The stream's window after the claim; undefined for an empty append (nothing to write). */
+  window: Window | undefined;
+  /** Seq of the batch's first event. */
+  firstSeq: number;
   batch: BatchColumns | undefined;
 }
 
-/** The part of a stream's head an append moves. */
+/** The part of a stream's head that retention moves. */
 interface Window {
   firstSeq: number;
   baseChain: string;
@@ -129,36 +129,51 @@ export class Appender {
     }
   }
 
-  /** Every check that can refuse the append, before anything is written. Throws to refuse. */
+  /**
+   * Every check that can refuse the append, then the claim: one conditional UPDATE moves
+   * the stream's head to the batch's last event if the stream exists, is open and ends
+   * where the batch begins (the check and the write in one statement, where a read and
+   * a write were two). Throws to refuse; the claim is the last step, so a refused append
+   * has written nothing.
+   */
   #plan(q: Queued): Planned {
+    const { st } = this.#c;
     // The lease table is this process's (the file is single-process), so checking it inside
     // the synchronous transaction makes the check and the write one step.
     this.#owners.check(q.session, q.fence);
-    const row = this.#c.st.getAppendHead.get(q.session, q.stream);
+    const { events } = q;
+    const first = events[0];
+    const last = events[events.length - 1];
+    if (first && last && isContiguous(events)) {
+      const batch = packBatch(events);
+      const row = st.claimHead.get(last.seq, last.chain, batch.bytes, q.session, q.stream, first.seq - 1);
+      if (row) {
+        const window = { firstSeq: row.first_seq, baseChain: row.base_chain, lastSeq: last.seq, bytes: row.bytes };
+        return { session: q.session, stream: q.stream, window, firstSeq: first.seq, batch };
+      }
+    }
+    // Refused (or empty): the head says why, in the words every store uses.
+    const row = st.getAppendHead.get(q.session, q.stream);
     if (!row) throw new ContinuityError('store-conflict', `Stream ${q.stream} does not exist`);
     // The rule reads only `closed` and `lastSeq`: no need to parse the rest of the head.
-    checkContiguous({ lastSeq: row.last_seq, closed: row.closed !== 0 } as StreamHead, q.events);
-    const last = q.events[q.events.length - 1];
-    return {
-      session: q.session,
-      stream: q.stream,
-      window: { firstSeq: row.first_seq, baseChain: row.base_chain, lastSeq: row.last_seq, bytes: row.bytes },
-      lastSeq: last ? last.seq : row.last_seq,
-      lastChain: last ? last.chain : row.last_chain,
-      batch: last ? packBatch(q.events) : undefined,
-    };
+    checkContiguous({ lastSeq: row.last_seq, closed: row.closed !== 0 } as StreamHead, events);
+    // Not reached: a claim fails only for a reason the rule above names.
+    if (last) throw new ContinuityError('store-conflict', `Stream ${q.stream} refused the append`);
+    return { session: q.session, stream: q.stream, window: undefined, firstSeq: row.last_seq + 1, batch: undefined };
   }
 
-  #write({ session, stream, window, lastSeq, lastChain, batch }: Planned): void {
-    if (!batch) return;
+  /** Writes a claimed batch and trims what retention no longer keeps. */
+  #write({ session, stream, window, firstSeq, batch }: Planned): void {
+    if (!batch || !window) return;
     const { st } = this.#c;
-    st.insertBatch.run(session, stream, window.lastSeq + 1, lastSeq, batch.bytes, batch.ats, batch.sizes, batch.chains, batch.payloads);
-    window.lastSeq = lastSeq;
-    window.bytes += batch.bytes;
+    st.insertBatch.run(session, stream, firstSeq, window.lastSeq, batch.bytes, batch.ats, batch.sizes, batch.chains, batch.payloads);
     const oldFirst = window.firstSeq;
+    const oldBytes = window.bytes;
     this.#trim(session, stream, window);
     if (window.firstSeq > oldFirst) st.trimBatches.run(session, stream, window.firstSeq);
-    st.updateHead.run(window.firstSeq, window.baseChain, window.lastSeq, lastChain, window.bytes, session, stream);
+    if (window.firstSeq !== oldFirst || window.bytes !== oldBytes) {
+      st.updateWindow.run(window.firstSeq, window.baseChain, window.bytes, session, stream);
+    }
   }
 
   /**
@@ -197,4 +212,11 @@ export class Appender {
     }
     if (cut) w.baseChain = chainOf(cut, w.firstSeq - 1);
   }
+}
+
+/** Each event's seq is the one before it plus one. */
+function isContiguous(events: readonly LogEvent[]): boolean {
+  const first = (events[0] as LogEvent).seq;
+  for (let i = 1; i < events.length; i++) if ((events[i] as LogEvent).seq !== first + i) return false;
+  return true;
 }

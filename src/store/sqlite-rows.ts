@@ -33,6 +33,13 @@ export interface AppendHeadRow {
   closed: number;
 }
 
+/** The window a claimed append left (the UPDATE's RETURNING). */
+export interface ClaimedHead {
+  first_seq: number;
+  base_chain: string;
+  bytes: number;
+}
+
 export function toHead(row: StreamRow): StreamHead {
   return {
     kind: row.kind,

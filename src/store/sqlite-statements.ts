@@ -8,7 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
 import type { BatchRow, BatchRowWithPayloads } from './sqlite-batches.js';
 import type { ProcessLock } from './sqlite-lock.js';
-import type { AppendHeadRow, SessionRow, StreamRow } from './sqlite-rows.js';
+import type { AppendHeadRow, ClaimedHead, SessionRow, StreamRow } from './sqlite-rows.js';
 import type { StreamInfo } from './types.js';
 
 export type Db = BetterSqlite3.Database;
@@ -25,7 +25,8 @@ export interface Statements {
   getStream: BetterSqlite3.Statement<[string, string], StreamRow>;
   getAppendHead: BetterSqlite3.Statement<[string, string], AppendHeadRow>;
   getFirstSeq: BetterSqlite3.Statement<[string, string], number>;
-  updateHead: BetterSqlite3.Statement<[number, string, number, string, number, string, string]>;
+  claimHead: BetterSqlite3.Statement<[number, string, number, string, string, number], ClaimedHead>;
+  updateWindow: BetterSqlite3.Statement<[number, string, number, string, string]>;
   closeStream: BetterSqlite3.Statement<[string, string]>;
   listStreams: BetterSqlite3.Statement<[string], string>;
   deleteStream: BetterSqlite3.Statement<[string, string]>;
@@ -63,9 +64,18 @@ function prepare(db: Db): Statements {
       `SELECT kind, request_ids, first_seq, base_chain, last_seq, last_chain, bytes, closed
        FROM streams WHERE session = ? AND stream = ?`,
     ),
-    updateHead: db.prepare<[number, string, number, string, number, string, string]>(
-      `UPDATE streams SET first_seq = ?, base_chain = ?, last_seq = ?, last_chain = ?, bytes = ?
-       WHERE session = ? AND stream = ?`,
+    /**
+     * An append's check and claim in one statement: moves the head to the batch's last event
+     * only if the stream exists, is open and ends where the batch begins.
+     */
+    claimHead: db.prepare<[number, string, number, string, string, number], ClaimedHead>(
+      `UPDATE streams SET last_seq = ?, last_chain = ?, bytes = bytes + ?
+       WHERE session = ? AND stream = ? AND last_seq = ? AND closed = 0
+       RETURNING first_seq, base_chain, bytes`,
+    ),
+    /** Retention moved the low end of the window. */
+    updateWindow: db.prepare<[number, string, number, string, string]>(
+      'UPDATE streams SET first_seq = ?, base_chain = ?, bytes = ? WHERE session = ? AND stream = ?',
     ),
     closeStream: db.prepare<[string, string]>('UPDATE streams SET closed = 1 WHERE session = ? AND stream = ?'),
     listStreams: db.prepare<[string], string>('SELECT stream FROM streams WHERE session = ? ORDER BY opened').pluck(),
