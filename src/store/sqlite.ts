@@ -77,6 +77,7 @@ export interface SqliteStoreInfo {
 
 /** Wait this long for another connection's write lock before failing with `store-unavailable`. */
 const BUSY_TIMEOUT_MS = 5_000;
+/** Page size of new files (see the header: larger pages did not pay). */
 const PAGE_SIZE = 4096;
 /** Truncate the WAL back to this size after a checkpoint, so a burst does not leave a huge file. */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
