@@ -26,6 +26,8 @@ import { atOf, batchMeta, chainOf, packBatch, type BatchColumns, type BatchMeta,
 import type { Connection } from './sqlite-statements.js';
 import type { LogEvent, ResolvedRetention, StreamHead } from './types.js';
 
+/** How soon a commit held off by the checkpointer is tried again, ms. */
+const HOLD_RETRY_MS = 1;
 /** Pages a commit writes besides the payloads: per commit, and per append (its head, its index entry). */
 const PAGE_ESTIMATE = 4096;
 
@@ -68,6 +70,9 @@ export class Appender {
   #queue: Queued[] = [];
   /** Told the bytes each commit wrote (payloads plus an estimate of the pages around them). */
   onCommit: ((bytes: number) => void) | undefined;
+  /** True while commits should wait a moment (the checkpointer is rewinding the WAL). */
+  holdOff: (() => boolean) | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
 
   constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
     this.#c = c;
@@ -96,12 +101,31 @@ export class Appender {
   append(session: string, stream: string, events: readonly LogEvent[], fence: number | undefined): Promise<void> {
     this.#c.check();
     return new Promise((resolve, reject) => {
-      if (this.#queue.push({ session, stream, events, fence, resolve, reject }) === 1) queueMicrotask(() => this.flush());
+      if (this.#queue.push({ session, stream, events, fence, resolve, reject }) === 1) queueMicrotask(() => this.#flushSoon());
     });
+  }
+
+  /**
+   * The group's commit, unless it should wait: then it is tried again shortly, while the
+   * event loop runs on (committing now would block the loop on the checkpointer's lock).
+   */
+  #flushSoon(): void {
+    if (this.holdOff?.()) {
+      this.#retry ??= setTimeout(() => {
+        this.#retry = undefined;
+        this.#flushSoon();
+      }, HOLD_RETRY_MS);
+      return;
+    }
+    this.flush();
   }
 
   /** Commits every queued append now, in one transaction, then settles their promises. */
   flush(): void {
+    if (this.#retry) {
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
+    }
     const queue = this.#queue;
     if (queue.length === 0) return;
     this.#queue = [];

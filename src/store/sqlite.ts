@@ -95,7 +95,10 @@ class SqliteEventLog implements EventLog {
     this.#owners = owners;
     this.#bus = bus;
     this.#appender = new Appender(c, retention, now, owners, bus);
-    if (checkpointer) this.#appender.onCommit = (bytes) => checkpointer.wrote(bytes);
+    if (checkpointer) {
+      this.#appender.onCommit = (bytes) => checkpointer.wrote(bytes);
+      this.#appender.holdOff = () => checkpointer.holding;
+    }
     c.beforeUse = () => this.#appender.flush();
     const immediate = <A extends unknown[]>(fn: (...args: A) => void) => {
       const tx = c.db.transaction(fn);
@@ -303,7 +306,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     if (!memory) {
       // Checkpoints run on a worker thread; the connection's own auto-checkpoint is the backstop.
       db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-      checkpointer = new Checkpointer(realpathSync(path), BUSY_TIMEOUT_MS, () => {
+      checkpointer = new Checkpointer(realpathSync(path), () => {
         if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
       });
     }
