@@ -23,10 +23,20 @@ export interface StreamRow {
   closed: number;
 }
 
-export interface TrimRow {
-  seq: number;
-  chain: string;
-  at: number;
+/** The part of a streams row an append reads. */
+export interface AppendHeadRow {
+  first_seq: number;
+  base_chain: string;
+  last_seq: number;
+  last_chain: string;
+  bytes: number;
+  closed: number;
+}
+
+/** The window a claimed append left (the UPDATE's RETURNING). */
+export interface ClaimedHead {
+  first_seq: number;
+  base_chain: string;
   bytes: number;
 }
 

@@ -102,10 +102,60 @@ CREATE TABLE process_lock (
 );
 `;
 
+/*
+ * Version 3.
+ *
+ * batches replaces events: one row per append call (the outbound stream group-commits, so
+ *   one row carries every event of a batch), not one per event. Per event, the cost of a
+ *   row (its b-tree cell, its key of two strings, its place in the page) was most of an
+ *   append's cost; now it is paid once per batch. A row holds events first_seq..last_seq:
+ *   `payloads` is their UTF-8 payloads concatenated, cut by `sizes` (a JSON array of byte
+ *   lengths); `chains` is a JSON array of their chain values; `ats` is their timestamp, a
+ *   JSON number when they share one, else a JSON array. `bytes` is the sum of `sizes`.
+ *   The payloads are the last column, so trimming, which reads the metadata, does not walk
+ *   their overflow pages.
+ * A rowid table in append order: new rows go to the right edge of the b-tree (SQLite's
+ *   cheapest insert) and trimming deletes from the left. Rows are found through
+ *   batches_by_stream, never by rowid, so a reused rowid cannot splice a row into another
+ *   stream. A row may be partly trimmed: the stream's first_seq is the low watermark, reads
+ *   and retention skip the events below it, and the row goes once all of its events are
+ *   trimmed.
+ *
+ * The step moves each v2 event into a one-event row (sizes are recounted from the stored
+ * text, and each stream's byte total with them).
+ */
+const V3 = `
+CREATE TABLE batches (
+  id        INTEGER PRIMARY KEY,
+  session   TEXT    NOT NULL,
+  stream    TEXT    NOT NULL,
+  first_seq INTEGER NOT NULL,
+  last_seq  INTEGER NOT NULL,
+  bytes     INTEGER NOT NULL,
+  ats       TEXT    NOT NULL,
+  sizes     TEXT    NOT NULL,
+  chains    TEXT    NOT NULL,
+  payloads  BLOB    NOT NULL
+);
+CREATE UNIQUE INDEX batches_by_stream ON batches (session, stream, last_seq);
+
+INSERT INTO batches (session, stream, first_seq, last_seq, bytes, ats, sizes, chains, payloads)
+  SELECT session, stream, seq, seq, length(CAST(payload AS BLOB)), json_quote(at),
+    json_array(length(CAST(payload AS BLOB))), json_array(chain), CAST(payload AS BLOB)
+  FROM events ORDER BY session, stream, seq;
+UPDATE streams SET bytes = coalesce(
+  (SELECT sum(b.bytes) FROM batches b WHERE b.session = streams.session AND b.stream = streams.stream), 0);
+DROP TABLE events;
+`;
+
+/** The version that added process_lock: from it on, a file can be claimed before it is migrated. */
+export const PROCESS_LOCK_VERSION = 2;
+
 /** Every schema step, in order. The last one's version is {@link SCHEMA_VERSION}. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'sessions, streams and events tables', up: (db) => db.exec(V1) },
   { version: 2, description: 'process_lock: the one process using the file', up: (db) => db.exec(V2) },
+  { version: 3, description: 'batches: one row per append instead of one per event', up: (db) => db.exec(V3) },
 ];
 
 /** The schema version this code writes. */

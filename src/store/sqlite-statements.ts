@@ -1,23 +1,19 @@
 /**
- * The SQLite store's prepared statements, its connection wrapper (failures mapped to
- * `store-unavailable`) and the multi-row insert: the SQL side of `sqlite.ts`.
+ * The SQLite store's prepared statements and its connection wrapper (failures mapped to
+ * `store-unavailable`): the SQL side of `sqlite.ts`.
  */
 import Database from 'better-sqlite3';
 // The statements' types live in this namespace; naming it lets their declarations be emitted.
 import type BetterSqlite3 from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
-import { byteLength } from './rules.js';
+import type { BatchRow, BatchRowWithPayloads } from './sqlite-batches.js';
 import type { ProcessLock } from './sqlite-lock.js';
-import type { SessionRow, StreamRow, TrimRow } from './sqlite-rows.js';
-import type { LogEvent, StreamInfo } from './types.js';
+import type { AppendHeadRow, ClaimedHead, SessionRow, StreamRow } from './sqlite-rows.js';
+import type { StreamInfo } from './types.js';
 
 export type Db = BetterSqlite3.Database;
 
-/** Rows per multi-row insert (7 parameters each, far below SQLite's parameter limit). */
-const INSERT_ROWS = 32;
-
-/** Every statement, prepared once per store. */
-/** Every statement the store uses (named, so the declarations can name their types). */
+/** Every statement the store uses, prepared once per store (named, so the declarations can name their types). */
 export interface Statements {
   insertSession: BetterSqlite3.Statement<[string, string, string, string, string, string | null, number, number]>;
   getSession: BetterSqlite3.Statement<[string], SessionRow>;
@@ -27,19 +23,20 @@ export interface Statements {
   idleSessions: BetterSqlite3.Statement<[number, number], string>;
   insertStream: BetterSqlite3.Statement<[string, string, string, StreamInfo['kind'], string, string, string]>;
   getStream: BetterSqlite3.Statement<[string, string], StreamRow>;
-  updateHead: BetterSqlite3.Statement<[number, string, number, string, number, string, string]>;
+  getAppendHead: BetterSqlite3.Statement<[string, string], AppendHeadRow>;
+  getFirstSeq: BetterSqlite3.Statement<[string, string], number>;
+  claimHead: BetterSqlite3.Statement<[number, string, number, string, string, number], ClaimedHead>;
+  updateWindow: BetterSqlite3.Statement<[number, string, number, string, string]>;
   closeStream: BetterSqlite3.Statement<[string, string]>;
   listStreams: BetterSqlite3.Statement<[string], string>;
   deleteStream: BetterSqlite3.Statement<[string, string]>;
   deleteSessionStreams: BetterSqlite3.Statement<[string]>;
-  insertEvent: BetterSqlite3.Statement<[string, string, number, string, number, number, string]>;
-  insertEvents: BetterSqlite3.Statement<unknown[]>;
-  readEvents: BetterSqlite3.Statement<[string, string, number, number], LogEvent>;
-  scanOldest: BetterSqlite3.Statement<[string, string, number], TrimRow>;
-  trimCut: BetterSqlite3.Statement<[string, string, number, string, string, number, number], { bytes: number; chain: string | null }>;
-  trimEvents: BetterSqlite3.Statement<[string, string, number, number]>;
-  deleteStreamEvents: BetterSqlite3.Statement<[string, string]>;
-  deleteSessionEvents: BetterSqlite3.Statement<[string]>;
+  insertBatch: BetterSqlite3.Statement<[string, string, number, number, number, string, string, string, Buffer]>;
+  readBatches: BetterSqlite3.Statement<[string, string, number], BatchRowWithPayloads>;
+  scanOldest: BetterSqlite3.Statement<[string, string, number], BatchRow>;
+  trimBatches: BetterSqlite3.Statement<[string, string, number]>;
+  deleteStreamBatches: BetterSqlite3.Statement<[string, string]>;
+  deleteSessionBatches: BetterSqlite3.Statement<[string]>;
 }
 
 function prepare(db: Db): Statements {
@@ -67,49 +64,61 @@ function prepare(db: Db): Statements {
       `SELECT kind, request_ids, first_seq, base_chain, last_seq, last_chain, bytes, closed
        FROM streams WHERE session = ? AND stream = ?`,
     ),
-    updateHead: db.prepare<[number, string, number, string, number, string, string]>(
-      `UPDATE streams SET first_seq = ?, base_chain = ?, last_seq = ?, last_chain = ?, bytes = ?
-       WHERE session = ? AND stream = ?`,
+    /**
+     * An append's check and claim in one statement: moves the head to the batch's last event
+     * only if the stream exists, is open and ends where the batch begins.
+     */
+    claimHead: db.prepare<[number, string, number, string, string, number], ClaimedHead>(
+      `UPDATE streams SET last_seq = ?, last_chain = ?, bytes = bytes + ?
+       WHERE session = ? AND stream = ? AND last_seq = ? AND closed = 0
+       RETURNING first_seq, base_chain, bytes`,
+    ),
+    /** Retention moved the low end of the window. */
+    updateWindow: db.prepare<[number, string, number, string, string]>(
+      'UPDATE streams SET first_seq = ?, base_chain = ?, bytes = ? WHERE session = ? AND stream = ?',
     ),
     closeStream: db.prepare<[string, string]>('UPDATE streams SET closed = 1 WHERE session = ? AND stream = ?'),
     listStreams: db.prepare<[string], string>('SELECT stream FROM streams WHERE session = ? ORDER BY opened').pluck(),
     deleteStream: db.prepare<[string, string]>('DELETE FROM streams WHERE session = ? AND stream = ?'),
     deleteSessionStreams: db.prepare<[string]>('DELETE FROM streams WHERE session = ?'),
 
-    insertEvent: db.prepare<[string, string, number, string, number, number, string]>(
-      'INSERT INTO events (session, stream, seq, chain, at, bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    /** What an append needs of the head (no JSON to parse). */
+    getAppendHead: db.prepare<[string, string], AppendHeadRow>(
+      'SELECT first_seq, base_chain, last_seq, last_chain, bytes, closed FROM streams WHERE session = ? AND stream = ?',
     ),
-    /** {@link INSERT_ROWS} events in one statement: one call and one bind per chunk, not per event. */
-    insertEvents: db.prepare<unknown[]>(
-      `INSERT INTO events (session, stream, seq, chain, at, bytes, payload) VALUES ${Array(INSERT_ROWS).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    getFirstSeq: db.prepare<[string, string], number>('SELECT first_seq FROM streams WHERE session = ? AND stream = ?').pluck(),
+
+    insertBatch: db.prepare<[string, string, number, number, number, string, string, string, Buffer]>(
+      `INSERT INTO batches (session, stream, first_seq, last_seq, bytes, ats, sizes, chains, payloads)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    readEvents: db.prepare<[string, string, number, number], LogEvent>(
-      'SELECT seq, chain, payload, at FROM events WHERE session = ? AND stream = ? AND seq > ? ORDER BY seq LIMIT ?',
+    /** The rows holding events `>= ?`, in order: a range read of batches_by_stream. */
+    readBatches: db.prepare<[string, string, number], BatchRowWithPayloads>(
+      `SELECT first_seq, last_seq, bytes, ats, sizes, chains, payloads FROM batches
+       WHERE session = ? AND stream = ? AND last_seq >= ? ORDER BY last_seq`,
     ),
-    /** Oldest retained events first: the candidates for trimming. */
-    scanOldest: db.prepare<[string, string, number], TrimRow>(
-      'SELECT seq, chain, at, bytes FROM events WHERE session = ? AND stream = ? AND seq >= ? ORDER BY seq',
+    /** The same without the payloads: the candidates for trimming, oldest first. */
+    scanOldest: db.prepare<[string, string, number], BatchRow>(
+      `SELECT first_seq, last_seq, bytes, ats, sizes, chains FROM batches
+       WHERE session = ? AND stream = ? AND last_seq >= ? ORDER BY last_seq`,
     ),
-    /** Bytes of the events in `[from, to)` and the chain of event `to - 1`: a cut made by arithmetic. */
-    trimCut: db.prepare<[string, string, number, string, string, number, number], { bytes: number; chain: string | null }>(
-      `SELECT coalesce(sum(bytes), 0) AS bytes,
-         (SELECT chain FROM events WHERE session = ? AND stream = ? AND seq = ? - 1) AS chain
-       FROM events WHERE session = ? AND stream = ? AND seq >= ? AND seq < ?`,
-    ),
-    trimEvents: db.prepare<[string, string, number, number]>(
-      'DELETE FROM events WHERE session = ? AND stream = ? AND seq >= ? AND seq < ?',
-    ),
-    deleteStreamEvents: db.prepare<[string, string]>('DELETE FROM events WHERE session = ? AND stream = ?'),
-    deleteSessionEvents: db.prepare<[string]>('DELETE FROM events WHERE session = ?'),
+    /** Deletes the rows whose events are all below the new low watermark. */
+    trimBatches: db.prepare<[string, string, number]>('DELETE FROM batches WHERE session = ? AND stream = ? AND last_seq < ?'),
+    deleteStreamBatches: db.prepare<[string, string]>('DELETE FROM batches WHERE session = ? AND stream = ?'),
+    deleteSessionBatches: db.prepare<[string]>('DELETE FROM batches WHERE session = ?'),
   };
 }
-
 
 /** The connection and what every method needs from it. */
 export class Connection {
   readonly db: Db;
   readonly st: Statements;
   readonly lock: ProcessLock | undefined;
+  /**
+   * Runs before every {@link use}: commits the appends queued for group commit, so every
+   * other operation sees them (operations take effect in the order they were called).
+   */
+  beforeUse: (() => void) | undefined;
 
   constructor(db: Db, lock: ProcessLock | undefined) {
     this.db = db;
@@ -117,10 +126,16 @@ export class Connection {
     this.lock = lock;
   }
 
-  /** Runs `fn` against the open database; maps lock and I/O failures to `store-unavailable`. */
-  use<T>(fn: (st: Statements) => T): T {
+  /** Throws unless the database is open and still this process's. */
+  check(): void {
     if (!this.db.open) throw new ContinuityError('store-unavailable', 'SQLite store is closed');
     this.lock?.check();
+  }
+
+  /** Runs `fn` against the open database; maps lock and I/O failures to `store-unavailable`. */
+  use<T>(fn: (st: Statements) => T): T {
+    this.beforeUse?.();
+    this.check();
     try {
       return fn(this.st);
     } catch (err) {
@@ -131,36 +146,3 @@ export class Connection {
     }
   }
 }
-
-/** Inserts `events` in chunks of {@link INSERT_ROWS}, the rest one by one; returns their bytes. */
-export function insertEvents(st: Statements, session: string, stream: string, events: readonly LogEvent[]): number {
-  let bytes = 0;
-  let i = 0;
-  if (events.length >= INSERT_ROWS) {
-    const params: unknown[] = new Array<unknown>(INSERT_ROWS * 7);
-    for (; i + INSERT_ROWS <= events.length; i += INSERT_ROWS) {
-      for (let j = 0; j < INSERT_ROWS; j++) {
-        const e = events[i + j] as LogEvent;
-        const b = e.bytes ?? byteLength(e.payload);
-        const k = j * 7;
-        params[k] = session;
-        params[k + 1] = stream;
-        params[k + 2] = e.seq;
-        params[k + 3] = e.chain;
-        params[k + 4] = e.at;
-        params[k + 5] = b;
-        params[k + 6] = e.payload;
-        bytes += b;
-      }
-      st.insertEvents.run(params);
-    }
-  }
-  for (; i < events.length; i++) {
-    const e = events[i] as LogEvent;
-    const b = e.bytes ?? byteLength(e.payload);
-    st.insertEvent.run(session, stream, e.seq, e.chain, e.at, b, e.payload);
-    bytes += b;
-  }
-  return bytes;
-}
-

@@ -5,16 +5,28 @@
  * One connection per store, WAL journal. Each method is one statement or one
  * `BEGIN IMMEDIATE` transaction: an append (a whole batch) and the retention it triggers
  * commit together or not at all, so after a crash every stream is still exactly
- * `firstSeq..lastSeq` with its chain intact. Schema and migrations: `./sqlite-schema.ts`.
+ * `firstSeq..lastSeq` with its chain intact. Appends made in one synchronous stretch share
+ * one transaction (group commit, `./sqlite-append.ts`). Schema and migrations:
+ * `./sqlite-schema.ts`.
+ *
+ * Page size: SQLite's default (4096), set on new files only (a file's page size is fixed
+ * when it is created, and in WAL mode it cannot change). Larger pages were measured and
+ * did not pay: a batch's payloads go to overflow pages whatever their size, larger pages
+ * make every small commit write more, and what large payloads cost is bytes through the
+ * WAL and the checkpoint, not pages. Existing files keep theirs; no migration involved.
  */
+import { realpathSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
-import { checkContiguous, resolveRetention } from './rules.js';
+import { resolveRetention } from './rules.js';
+import { Appender } from './sqlite-append.js';
+import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './sqlite-checkpoint.js';
+import { unpackBatch } from './sqlite-batches.js';
 import { ProcessLock } from './sqlite-lock.js';
-import { SCHEMA_VERSION, checkSchema, migrate } from './sqlite-schema.js';
+import { PROCESS_LOCK_VERSION, SCHEMA_VERSION, checkSchema, migrate } from './sqlite-schema.js';
 import { toHead, toRecord } from './sqlite-rows.js';
-import { Connection, insertEvents, type Db } from './sqlite-statements.js';
+import { Connection, type Db } from './sqlite-statements.js';
 import type {
   EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
@@ -65,41 +77,39 @@ export interface SqliteStoreInfo {
 
 /** Wait this long for another connection's write lock before failing with `store-unavailable`. */
 const BUSY_TIMEOUT_MS = 5_000;
+/** Page size of new files (see the header: larger pages did not pay). */
+const PAGE_SIZE = 4096;
 /** Truncate the WAL back to this size after a checkpoint, so a burst does not leave a huge file. */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 class SqliteEventLog implements EventLog {
   readonly #c: Connection;
-  readonly #retention: ResolvedRetention;
-  readonly #now: () => number;
   readonly #owners: LocalOwnership;
   readonly #bus: LocalBus;
-  readonly #append: (session: string, stream: string, events: readonly LogEvent[], fence: number | undefined) => void;
+  readonly #appender: Appender;
   readonly #drop: (session: string, stream: string) => void;
   readonly #dropSession: (session: string) => void;
 
-  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
+  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus, checkpointer: Checkpointer | undefined) {
     this.#c = c;
-    this.#retention = retention;
-    this.#now = now;
     this.#owners = owners;
     this.#bus = bus;
+    this.#appender = new Appender(c, retention, now, owners, bus);
+    if (checkpointer) {
+      this.#appender.onCommit = (bytes) => checkpointer.wrote(bytes);
+      this.#appender.holdOff = () => checkpointer.holding;
+    }
+    c.beforeUse = () => this.#appender.flush();
     const immediate = <A extends unknown[]>(fn: (...args: A) => void) => {
       const tx = c.db.transaction(fn);
       return (...args: A) => tx.immediate(...args);
     };
-    this.#append = immediate((session: string, stream: string, events: readonly LogEvent[], fence: number | undefined) => {
-      // The lease table is this process's (the file is single-process), so checking it inside
-      // the synchronous transaction makes the check and the write one step.
-      this.#owners.check(session, fence);
-      this.#appendTx(session, stream, events);
-    });
     this.#drop = immediate((session: string, stream: string) => {
-      c.st.deleteStreamEvents.run(session, stream);
+      c.st.deleteStreamBatches.run(session, stream);
       c.st.deleteStream.run(session, stream);
     });
     this.#dropSession = immediate((session: string) => {
-      c.st.deleteSessionEvents.run(session);
+      c.st.deleteSessionBatches.run(session);
       c.st.deleteSessionStreams.run(session);
     });
   }
@@ -116,18 +126,27 @@ class SqliteEventLog implements EventLog {
     });
   }
 
+  /** Committed with the other appends of this synchronous stretch: see `./sqlite-append.ts`. */
   async append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void> {
-    this.#c.use(() => this.#append(session, stream, events, fence));
-    const last = events[events.length - 1];
-    if (last) this.#bus.notify(session, stream, last.seq, false);
+    return this.#appender.append(session, stream, events, fence);
   }
 
   async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
     const n = sqlLimit(limit);
     if (n === 0) return [];
-    // Trimmed events are deleted in the transaction that moves firstSeq, so the range read
-    // is clamped to the retained window by construction.
-    return this.#c.use((st) => st.readEvents.all(session, stream, afterSeq, n));
+    return this.#c.use((st) => {
+      // A row may be partly trimmed: events below the stream's low watermark are skipped.
+      const firstSeq = st.getFirstSeq.get(session, stream);
+      if (firstSeq === undefined) return [];
+      const from = Math.max(afterSeq + 1, firstSeq);
+      const out: LogEvent[] = [];
+      const max = n < 0 ? Infinity : n;
+      for (const row of st.readBatches.iterate(session, stream, from)) {
+        unpackBatch(row, from, max, out);
+        if (out.length >= max) break;
+      }
+      return out;
+    });
   }
 
   async head(session: string, stream: string): Promise<StreamHead | undefined> {
@@ -154,58 +173,6 @@ class SqliteEventLog implements EventLog {
 
   async dropSession(session: string): Promise<void> {
     this.#c.use(() => this.#dropSession(session));
-  }
-
-  /** Runs inside `BEGIN IMMEDIATE`: any throw rolls back the whole batch. */
-  #appendTx(session: string, stream: string, events: readonly LogEvent[]): void {
-    const { st } = this.#c;
-    const row = st.getStream.get(session, stream);
-    if (!row) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
-    const head = toHead(row);
-    checkContiguous(head, events);
-    let bytes = row.bytes + insertEvents(st, session, stream, events);
-    const last = events[events.length - 1];
-    if (last) {
-      head.lastSeq = last.seq;
-      head.lastChain = last.chain;
-    }
-    const oldFirst = head.firstSeq;
-    bytes = this.#trim(session, stream, head, bytes);
-    if (head.firstSeq > oldFirst) st.trimEvents.run(session, stream, oldFirst, head.firstSeq);
-    if (last || head.firstSeq > oldFirst) {
-      st.updateHead.run(head.firstSeq, head.baseChain, head.lastSeq, head.lastChain, bytes, session, stream);
-    }
-  }
-
-  /**
-   * Moves `head.firstSeq`/`head.baseChain` past the oldest events while the stream breaks a
-   * retention limit (the rule of memory.ts: drop the oldest until count, bytes and the
-   * oldest event's age all fit). Returns the retained byte total.
-   */
-  #trim(session: string, stream: string, head: StreamHead, bytes: number): number {
-    const { maxEvents, maxBytes, maxAgeMs } = this.#retention;
-    const aged = Number.isFinite(maxAgeMs);
-    if (!aged && head.lastSeq - head.firstSeq + 1 <= maxEvents && bytes <= maxBytes) return bytes;
-    if (head.lastSeq - head.firstSeq + 1 > maxEvents) {
-      // The count limit alone fixes the first event to keep: cut there with one range sum
-      // and one point read instead of walking the rows. Bytes and age may cut further below.
-      const first = head.lastSeq - maxEvents + 1;
-      const cut = this.#c.st.trimCut.get(session, stream, first, session, stream, head.firstSeq, first);
-      if (cut && cut.chain !== null) {
-        bytes -= cut.bytes;
-        head.firstSeq = first;
-        head.baseChain = cut.chain;
-      }
-      if (!aged && bytes <= maxBytes) return bytes;
-    }
-    const cutoff = aged ? this.#now() - maxAgeMs : -Infinity;
-    for (const e of this.#c.st.scanOldest.iterate(session, stream, head.firstSeq)) {
-      if (head.lastSeq - e.seq + 1 <= maxEvents && bytes <= maxBytes && e.at >= cutoff) break;
-      bytes -= e.bytes;
-      head.firstSeq = e.seq + 1;
-      head.baseChain = e.chain;
-    }
-    return bytes;
   }
 }
 
@@ -317,18 +284,34 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     throw new Error(`sqliteStore: cannot open ${path}: ${(err as Error).message}`, { cause: err });
   }
   let c: Connection;
+  let lock: ProcessLock | undefined;
+  let checkpointer: Checkpointer | undefined;
   try {
-    checkSchema(db); // before writing anything, even the journal mode, to a file we may refuse
+    const version = checkSchema(db); // before writing anything, even the journal mode, to a file we may refuse
+    // Page size is fixed when the first page is written (the journal mode writes it): only a new file gets ours.
+    if (version === 0) db.pragma(`page_size = ${PAGE_SIZE}`);
     if (!memory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new Error(`could not switch to WAL journal mode (got ${String(mode)})`);
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     }
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    migrate(db);
     // One process per file: a second one refuses to start (store-locked), naming the holder.
-    c = new Connection(db, memory ? undefined : ProcessLock.acquire(db, path));
+    // A file that has the lock table is claimed before it is migrated, so an upgrade never
+    // changes the layout under a process (of an older build) that still uses the file.
+    if (!memory && version >= PROCESS_LOCK_VERSION) lock = ProcessLock.acquire(db, path);
+    migrate(db);
+    if (!memory && !lock) lock = ProcessLock.acquire(db, path);
+    c = new Connection(db, lock);
+    if (!memory) {
+      // Checkpoints run on a worker thread; the connection's own auto-checkpoint is the backstop.
+      db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      checkpointer = new Checkpointer(realpathSync(path), () => {
+        if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_PAGES}`);
+      });
+    }
   } catch (err) {
+    lock?.release();
     db.close();
     if (err instanceof ContinuityError) throw err;
     const message = (err as Error).message;
@@ -341,10 +324,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     durable: !memory,
     shared: false,
     sessions: new SqliteSessionStore(c, ownership),
-    log: new SqliteEventLog(c, retention, now, ownership, bus),
+    log: new SqliteEventLog(c, retention, now, ownership, bus, checkpointer),
     ownership,
     bus,
     async close() {
+      if (db.open) c.beforeUse?.(); // what was appended before close is committed
+      await checkpointer?.close();
       c.lock?.release();
       if (db.open) db.close();
     },

@@ -324,15 +324,15 @@ for (let i = 0; ; i++) {
       });
     });
 
-    it('a replay is a range read on the events primary key', async () => {
+    it('a replay is a range read on the batches index', async () => {
       const path = tempPath('plan');
       await withStore({ path }, async () => {});
       const db = raw(path);
-      const plan = db.prepare('EXPLAIN QUERY PLAN SELECT seq, chain, payload, at FROM events WHERE session = ? AND stream = ? AND seq > ? ORDER BY seq LIMIT ?')
-        .all('S', 'st', 0, 10) as Array<{ detail: string }>;
+      const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT first_seq, last_seq, bytes, ats, sizes, chains, payloads FROM batches
+        WHERE session = ? AND stream = ? AND last_seq >= ? ORDER BY last_seq`).all('S', 'st', 0) as Array<{ detail: string }>;
       db.close();
       assert.equal(plan.length, 1, JSON.stringify(plan));
-      assert.match(plan[0]?.detail ?? '', /SEARCH events USING PRIMARY KEY \(session=\? AND stream=\? AND seq>\?\)/);
+      assert.match(plan[0]?.detail ?? '', /SEARCH batches USING INDEX batches_by_stream \(session=\? AND stream=\? AND last_seq>\?\)/);
     });
   });
 
