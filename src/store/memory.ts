@@ -17,10 +17,49 @@ export interface MemoryStoreOptions {
   now?: (() => number) | undefined;
 }
 
+/** Fills a trimmed slot until the prefix is compacted away, so a trimmed payload is garbage at once. */
+const TRIMMED: LogEvent = Object.freeze({ seq: 0, chain: '', payload: '', bytes: 0, at: 0 });
+
+/**
+ * A large payload kept as UTF-8 outside the JS heap: retained payloads would otherwise be
+ * copied by every young-generation collection they survive, then promoted, which at tens
+ * of KiB per event costs more than the rest of the path. Replays decode it again.
+ */
+class OffHeapEvent {
+  readonly seq: number;
+  readonly chain: string;
+  readonly at: number;
+  readonly bytes: number;
+  readonly #raw: Buffer;
+  constructor(event: LogEvent, bytes: number) {
+    this.seq = event.seq;
+    this.chain = event.chain;
+    this.at = event.at;
+    this.bytes = bytes;
+    this.#raw = Buffer.from(event.payload, 'utf8');
+  }
+  toEvent(): LogEvent {
+    return { seq: this.seq, chain: this.chain, at: this.at, bytes: this.bytes, payload: this.#raw.toString('utf8') };
+  }
+}
+
+/**
+ * Payloads at least this long (UTF-16 units) are kept off the heap (at 4 KiB this halved
+ * the event-loop delay of a flat-out producer); shorter ones cost less as strings.
+ */
+const OFF_HEAP_FROM = 1024;
+
+/** Off the heap only what UTF-8 gives back unchanged (a lone surrogate would not survive). */
+function keepOffHeap(payload: string): boolean {
+  return payload.length >= OFF_HEAP_FROM && (payload as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+type Kept = LogEvent | OffHeapEvent;
+
 interface MemoryStream {
   head: StreamHead;
   /** `events[start]` is the event with seq `head.firstSeq`; the prefix before it is trimmed. */
-  events: LogEvent[];
+  events: Kept[];
   start: number;
   bytes: number;
 }
@@ -58,8 +97,9 @@ class MemoryEventLog implements EventLog {
     if (!s) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
     checkContiguous(s.head, events);
     for (const e of events) {
-      s.events.push(e);
-      s.bytes += e.bytes ?? byteLength(e.payload);
+      const bytes = e.bytes ?? byteLength(e.payload);
+      s.events.push(keepOffHeap(e.payload) ? new OffHeapEvent(e, bytes) : e);
+      s.bytes += bytes;
     }
     const last = events[events.length - 1];
     if (last) {
@@ -75,7 +115,12 @@ class MemoryEventLog implements EventLog {
     if (!s) return [];
     const from = Math.max(afterSeq + 1, s.head.firstSeq);
     const i = s.start + (from - s.head.firstSeq);
-    return s.events.slice(i, i + limit);
+    const out: LogEvent[] = s.events.slice(i, i + limit) as LogEvent[];
+    for (let j = 0; j < out.length; j++) {
+      const e = out[j] as Kept;
+      if (e instanceof OffHeapEvent) out[j] = e.toEvent();
+    }
+    return out;
   }
 
   async head(session: string, stream: string): Promise<StreamHead | undefined> {
@@ -112,10 +157,13 @@ class MemoryEventLog implements EventLog {
     const cutoff = Number.isFinite(maxAgeMs) ? this.#now() - maxAgeMs : -Infinity;
     while (s.start < s.events.length) {
       const count = s.events.length - s.start;
-      const oldest = s.events[s.start] as LogEvent;
+      const oldest = s.events[s.start] as Kept;
       if (count <= maxEvents && s.bytes <= maxBytes && oldest.at >= cutoff) break;
+      // Compaction waits for a long dead prefix; the payloads in it must not (1,024 large
+      // events would otherwise stay reachable far beyond `maxBytes`).
+      s.events[s.start] = TRIMMED;
       s.start++;
-      s.bytes -= oldest.bytes ?? byteLength(oldest.payload);
+      s.bytes -= oldest.bytes ?? byteLength((oldest as LogEvent).payload);
       s.head.firstSeq = oldest.seq + 1;
       s.head.baseChain = oldest.chain;
     }

@@ -289,7 +289,9 @@ export function storeContract(name: string, make: StoreFactory): void {
       it('payloads and timestamps round trip exactly', async () => {
         const store = await open();
         const w = await stream(store, 'S', 'st');
-        const payloads = ['', 'a\nb\r\nc\rd', '\u0000x\u0000', '\u{1F600}\u00e9\u20ac\u4e16', ' lead and trail ', JSON.stringify({ big: 'y'.repeat(100_000) }), '"quoted" \\ back'];
+        const payloads = ['', 'a\nb\r\nc\rd', '\u0000x\u0000', '\u{1F600}\u00e9\u20ac\u4e16', ' lead and trail ', JSON.stringify({ big: 'y'.repeat(100_000) }), '"quoted" \\ back',
+          // Large and multibyte (a store may keep large payloads in another form).
+          JSON.stringify({ wide: '\u{1F600}\u00e9\u20ac\u4e16\n'.repeat(3_000) })];
         await store.log.append('S', 'st', w.next(payloads, T0 + 123));
         await store.log.append('S', 'st', w.next(['later'], 0));
         assert.deepEqual(await readAll(store, 'S', 'st'), w.all);
