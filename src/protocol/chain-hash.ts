@@ -7,6 +7,7 @@
  */
 import { sha256b64urlOfBytes } from './crypto.js';
 import { CHAIN_LENGTH, nextChain } from './event-id.js';
+import { byteLength } from './utf8.js';
 
 /**
  * Below this many UTF-16 units the joined string is cheaper: it is hashed from a stack
@@ -18,31 +19,66 @@ const MIN_PAYLOAD = 512;
  * Payloads whose UTF-8 (plus the previous value) fits are hashed in the buffer; larger
  * ones take {@link nextChain}, which hashes them in place without the join.
  */
-const SCRATCH_BYTES = 64 * 1024;
+const SCRATCH_BYTES = 256 * 1024;
 /** Previous values longer than this (an integer stream's ID, say) take {@link nextChain}. */
 const MAX_PREVIOUS = 128;
 
 const encoder = new TextEncoder();
+/** Where a payload's UTF-8 starts in the scratch buffer: the previous value and NUL go just before it. */
+const HEAD = MAX_PREVIOUS + 1;
 // One buffer for the process: it is filled and hashed synchronously, never held across a turn.
 let scratch: Uint8Array | undefined;
-/** Views of `scratch` from each offset where a payload may start, made once each. */
-const tails: Uint8Array[] = [];
+let tail: Uint8Array | undefined;
+/** The payload whose UTF-8 the scratch holds at {@link HEAD}, and its length in bytes. */
+let encoded: string | undefined;
+let encodedBytes = 0;
+
+/** Encodes `payload` at {@link HEAD}; its byte length, or -1 if its UTF-8 does not fit. */
+function encode(payload: string): number {
+  if (encoded === payload) return encodedBytes;
+  scratch ??= new Uint8Array(HEAD + SCRATCH_BYTES);
+  tail ??= scratch.subarray(HEAD);
+  const { read, written } = encoder.encodeInto(payload, tail);
+  // `read` short of the payload: its UTF-8 did not fit (up to 3 bytes per UTF-16 unit).
+  if (read !== payload.length) {
+    encoded = undefined;
+    return -1;
+  }
+  encoded = payload;
+  encodedBytes = written;
+  return written;
+}
+
+function hashable(payload: string): boolean {
+  return payload.length >= MIN_PAYLOAD && payload.length <= SCRATCH_BYTES;
+}
+
+/**
+ * The UTF-8 byte length of `payload`. A payload that {@link hashNextChain} would encode is
+ * encoded here already, and the hash that follows reuses it: a sender counts and hashes
+ * each event, and this way it is encoded once for both.
+ */
+export function utf8Length(payload: string): number {
+  if (hashable(payload)) {
+    const bytes = encode(payload);
+    if (bytes >= 0) return bytes;
+  }
+  return byteLength(payload);
+}
 
 /** `nextChain(previous, payload)`, computed without building the joined string. */
 export function hashNextChain(previous: string, payload: string): string {
-  if (payload.length < MIN_PAYLOAD || payload.length > SCRATCH_BYTES || previous.length > MAX_PREVIOUS) return nextChain(previous, payload);
-  const buffer = (scratch ??= new Uint8Array(SCRATCH_BYTES + MAX_PREVIOUS + 1));
+  if (!hashable(payload) || previous.length > MAX_PREVIOUS) return nextChain(previous, payload);
+  const bytes = encode(payload);
+  if (bytes < 0) return nextChain(previous, payload);
+  const buffer = scratch as Uint8Array;
   // The previous value is a chain or an event ID: ASCII, copied as is. Anything else: the string path.
-  let at = 0;
-  for (; at < previous.length; at++) {
-    const unit = previous.charCodeAt(at);
+  const start = HEAD - previous.length - 1;
+  for (let i = 0; i < previous.length; i++) {
+    const unit = previous.charCodeAt(i);
     if (unit > 0x7f) return nextChain(previous, payload);
-    buffer[at] = unit;
+    buffer[start + i] = unit;
   }
-  buffer[at++] = 0;
-  const tail = (tails[at] ??= buffer.subarray(at, at + SCRATCH_BYTES));
-  const { read, written } = encoder.encodeInto(payload, tail);
-  // `read` short of the payload: its UTF-8 did not fit (up to 3 bytes per UTF-16 unit).
-  if (read !== payload.length) return nextChain(previous, payload);
-  return sha256b64urlOfBytes(new Uint8Array(buffer.buffer, buffer.byteOffset, at + written), CHAIN_LENGTH);
+  buffer[HEAD - 1] = 0;
+  return sha256b64urlOfBytes(new Uint8Array(buffer.buffer, buffer.byteOffset + start, HEAD - start + bytes), CHAIN_LENGTH);
 }

@@ -13,8 +13,7 @@
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { chainSeed, eventIdPrefix } from '../protocol/event-id.js';
-import { hashNextChain } from '../protocol/chain-hash.js';
-import { byteLength } from '../store/rules.js';
+import { hashNextChain, utf8Length } from '../protocol/chain-hash.js';
 import { atNextTurn, nextTurn, turnBudgetSpent } from './turns.js';
 import type { EventLog, LogEvent, StreamHead, StreamInfo } from '../store/types.js';
 import type { EventSink } from './event-sink.js';
@@ -178,7 +177,7 @@ export class OutboundStream {
    * written to a reader only after it is in the log. `bytes` is the payload's UTF-8 length,
    * when the caller already counted it (it is counted once, then carried to the store).
    */
-  append(payload: string, bytes: number = byteLength(payload), options?: AppendOptions): Promise<void> {
+  append(payload: string, bytes: number = utf8Length(payload), options?: AppendOptions): Promise<void> {
     if (this.#broken !== undefined) return Promise.reject(this.#broken);
     if (this.#completing) return Promise.reject(new ContinuityError('stream-complete', undefined, { stream: this.name }));
     const seq = this.#lastSeq + 1;

@@ -9,7 +9,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import { UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
 import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../store/types.js';
-import { byteLength } from '../store/rules.js';
+import { utf8Length } from '../protocol/chain-hash.js';
 import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
@@ -351,7 +351,7 @@ export class Session implements StreamHost, TransportOwner {
       // Since the upgrade offer everything goes to the socket's stream, and only there:
       // nothing is ever delivered on both transports.
       const payload = JSON.stringify(message);
-      const bytes = byteLength(payload);
+      const bytes = utf8Length(payload);
       if (bytes > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
       return socketStream.append(payload, bytes);
     }
@@ -367,18 +367,20 @@ export class Session implements StreamHost, TransportOwner {
       const stream = this.#requests.stream(key);
       if (!stream) throw new ContinuityError('internal-error', `No open request ${key} to answer`);
       let payload = JSON.stringify(message);
-      if (byteLength(payload) > this.#deps.limits.maxEventBytes) {
+      let bytes = utf8Length(payload);
+      if (bytes > this.#deps.limits.maxEventBytes) {
         payload = JSON.stringify(errorResponse(message.id, new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes })));
+        bytes = utf8Length(payload);
       }
       this.#requests.answered(key);
-      const appended = stream.append(payload);
+      const appended = stream.append(payload, bytes);
       stream.answered(key);
       return appended;
     }
     const related = options?.relatedRequestId;
     const stream = (related !== undefined && this.#requests.stream(idKey(related))) || this.#standalone;
     const payload = JSON.stringify(message);
-    const bytes = byteLength(payload);
+    const bytes = utf8Length(payload);
     if (bytes > this.#deps.limits.maxEventBytes) {
       throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
     }

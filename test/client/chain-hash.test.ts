@@ -4,7 +4,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashNextChain } from '../../src/protocol/chain-hash.js';
+import { hashNextChain, utf8Length } from '../../src/protocol/chain-hash.js';
+import { byteLength } from '../../src/protocol/utf8.js';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { prng } from '../helpers/prng.js';
 
@@ -24,7 +25,7 @@ const BROKEN = [...MIXED, '\ud800', '\udc00', '\udbff'];
 describe('hashNextChain', () => {
   it('equals nextChain either side of each size threshold', () => {
     const random = prng(12);
-    for (const units of [0, 1, 100, 511, 512, 513, 4096, 16 * 1024, 64 * 1024 - 200, 64 * 1024, 64 * 1024 + 1, 100_000]) {
+    for (const units of [0, 1, 100, 511, 512, 513, 4096, 16 * 1024, 64 * 1024, 256 * 1024 - 200, 256 * 1024, 256 * 1024 + 1, 300_000]) {
       for (const alphabet of [ASCII, MIXED, BROKEN]) {
         const payload = text(random, alphabet, units);
         assert.equal(hashNextChain(SEED, payload), nextChain(SEED, payload), `${units} units`);
@@ -33,9 +34,9 @@ describe('hashNextChain', () => {
   });
 
   it('equals nextChain when the UTF-8 outgrows the buffer though the UTF-16 length fits', () => {
-    // 3 bytes per unit: 30,000 units are 90,000 bytes, beyond the 64 KiB buffer.
+    // 3 bytes per unit: 100,000 units are 300,000 bytes, beyond the 256 KiB buffer.
     for (const ch of ['€', '中', '\ud800']) {
-      const payload = ch.repeat(30_000);
+      const payload = ch.repeat(100_000);
       assert.equal(hashNextChain(SEED, payload), nextChain(SEED, payload));
     }
   });
@@ -56,6 +57,27 @@ describe('hashNextChain', () => {
       a = nextChain(a, payload);
       b = hashNextChain(b, payload);
       assert.equal(b, a, `event ${i}`);
+    }
+  });
+
+  it('utf8Length equals byteLength, and the hash after it reuses nothing stale', () => {
+    const random = prng(7);
+    const payloads: string[] = [];
+    for (const units of [0, 511, 512, 4096, 64 * 1024, 256 * 1024, 256 * 1024 + 1, 100_000]) {
+      for (const alphabet of [ASCII, MIXED, BROKEN]) payloads.push(text(random, alphabet, units));
+    }
+    for (const payload of payloads) assert.equal(utf8Length(payload), byteLength(payload));
+    // Counted, then another payload hashed, then the counted one hashed: each hash is its own.
+    for (let i = 0; i + 1 < payloads.length; i++) {
+      const a = payloads[i] as string;
+      const b = payloads[i + 1] as string;
+      utf8Length(a);
+      assert.equal(hashNextChain(SEED, b), nextChain(SEED, b));
+      assert.equal(hashNextChain('x'.repeat(128), a), nextChain('x'.repeat(128), a));
+      // An equal payload that is another string object.
+      const copy = `${a.slice(0, 1)}${a.slice(1)}`;
+      utf8Length(copy);
+      assert.equal(hashNextChain(SEED, a), nextChain(SEED, a));
     }
   });
 });
