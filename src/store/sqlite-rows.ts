@@ -12,17 +12,6 @@ export interface SessionRow {
   last_active_at: number;
 }
 
-export interface StreamRow {
-  kind: StreamInfo['kind'];
-  request_ids: string;
-  first_seq: number;
-  base_chain: string;
-  last_seq: number;
-  last_chain: string;
-  bytes: number;
-  closed: number;
-}
-
 /** The part of a streams row an append reads. */
 export interface AppendHeadRow {
   first_seq: number;
@@ -31,6 +20,11 @@ export interface AppendHeadRow {
   last_chain: string;
   bytes: number;
   closed: number;
+}
+
+export interface StreamRow extends AppendHeadRow {
+  kind: StreamInfo['kind'];
+  request_ids: string;
 }
 
 /** The window a claimed append left (the UPDATE's RETURNING). */

@@ -4,34 +4,20 @@
  * writes straight to the response, under the same bound, pacing and cut rules.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { writeResponse } from '../../src/node/adapter.js';
 import { SseSink } from '../../src/server/sse-sink.js';
+import { serveResponse, type OneResponse } from '../helpers/one-response.js';
 import { waitFor, within } from '../helpers/wait.js';
 
-interface Served {
-  server: Server;
-  port: number;
-  res: Promise<ServerResponse>;
-  written: Promise<void>;
+interface Served extends OneResponse {
   ended: () => number;
 }
 
 /** Serves one request with `sink`'s body; `before` runs on the sink before the Response is written. */
 async function serveSink(sink: SseSink, ends: { count: number }, before?: (sink: SseSink) => void): Promise<Served> {
-  let resolveRes!: (res: ServerResponse) => void;
-  const res = new Promise<ServerResponse>((resolve) => (resolveRes = resolve));
-  let resolveWritten!: () => void;
-  const written = new Promise<void>((resolve) => (resolveWritten = resolve));
-  const server = createServer((_req, r) => {
-    resolveRes(r);
-    before?.(sink);
-    void writeResponse(r, new Response(sink.body, { headers: { 'content-type': 'text/event-stream' } })).then(resolveWritten);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, res, written, ended: () => ends.count };
+  const served = await serveResponse(sink.body, () => before?.(sink));
+  return { ...served, ended: () => ends.count };
 }
 
 function client(port: number, paused: boolean): { socket: Socket; text: () => string; closed: Promise<void> } {

@@ -4,19 +4,14 @@
  * leaves cancels the body.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { writeResponse } from '../../src/node/adapter.js';
+import { serveResponse, type OneResponse } from '../helpers/one-response.js';
 import { waitFor, within } from '../helpers/wait.js';
 
-interface Served {
-  server: Server;
-  port: number;
-  res: Promise<ServerResponse>;
+interface Served extends OneResponse {
   body: ReadableStreamDefaultController<Uint8Array>;
   cancelled: () => boolean;
-  written: Promise<void>;
 }
 
 async function serveOne(): Promise<Served> {
@@ -30,16 +25,8 @@ async function serveOne(): Promise<Served> {
       cancelled = true;
     },
   });
-  let resolveRes!: (res: ServerResponse) => void;
-  const res = new Promise<ServerResponse>((resolve) => (resolveRes = resolve));
-  let resolveWritten!: () => void;
-  const written = new Promise<void>((resolve) => (resolveWritten = resolve));
-  const server = createServer((_req, r) => {
-    resolveRes(r);
-    void writeResponse(r, new Response(body, { headers: { 'content-type': 'text/event-stream' } })).then(resolveWritten);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, res, body: controller, cancelled: () => cancelled, written };
+  const served = await serveResponse(body);
+  return { ...served, body: controller, cancelled: () => cancelled };
 }
 
 function stalledClient(port: number): Socket {

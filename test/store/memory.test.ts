@@ -4,12 +4,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { memoryStore } from '../../src/store/memory.js';
-import type { LogEvent } from '../../src/store/types.js';
+import type { LogEvent, StreamInfo } from '../../src/store/types.js';
 import { storeContract } from './contract.js';
 
 storeContract('memory', (o) => memoryStore(o));
 
-const INFO = { kind: 'standalone', requestIds: [] } as const;
+const INFO: StreamInfo = { kind: 'standalone', requestIds: [] };
 
 /** Contiguous, chained events after `from`, with the given payloads. */
 function events(seed: string, from: number, payloads: readonly string[]): LogEvent[] {
