@@ -36,7 +36,10 @@ class OffHeapEvent {
     this.chain = event.chain;
     this.at = event.at;
     this.bytes = bytes;
-    this.#raw = Buffer.from(event.payload, 'utf8');
+    // The byte count came with the event: encode without counting again. Four spare bytes
+    // (one more character, at most) show a count that was short.
+    const raw = Number.isSafeInteger(bytes) && bytes > 0 && bytes <= 3 * event.payload.length ? Buffer.allocUnsafeSlow(bytes + 4) : undefined;
+    this.#raw = raw && raw.write(event.payload, 'utf8') === bytes ? raw.subarray(0, bytes) : Buffer.from(event.payload, 'utf8');
   }
   toEvent(): LogEvent {
     return { seq: this.seq, chain: this.chain, at: this.at, bytes: this.bytes, payload: this.#raw.toString('utf8') };
@@ -55,6 +58,11 @@ function keepOffHeap(payload: string): boolean {
 }
 
 type Kept = LogEvent | OffHeapEvent;
+
+/** The event's byte count: the producer's, unless it cannot be right (retention adds and subtracts it). */
+function bytesOf(e: LogEvent): number {
+  return e.bytes !== undefined && e.bytes >= 0 ? e.bytes : byteLength(e.payload);
+}
 
 interface MemoryStream {
   head: StreamHead;
@@ -97,7 +105,7 @@ class MemoryEventLog implements EventLog {
     if (!s) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
     checkContiguous(s.head, events);
     for (const e of events) {
-      const bytes = e.bytes ?? byteLength(e.payload);
+      const bytes = bytesOf(e);
       s.events.push(keepOffHeap(e.payload) ? new OffHeapEvent(e, bytes) : e);
       s.bytes += bytes;
     }
@@ -163,7 +171,7 @@ class MemoryEventLog implements EventLog {
       // events would otherwise stay reachable far beyond `maxBytes`).
       s.events[s.start] = TRIMMED;
       s.start++;
-      s.bytes -= oldest.bytes ?? byteLength((oldest as LogEvent).payload);
+      s.bytes -= oldest instanceof OffHeapEvent ? oldest.bytes : bytesOf(oldest);
       s.head.firstSeq = oldest.seq + 1;
       s.head.baseChain = oldest.chain;
     }
