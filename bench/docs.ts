@@ -87,17 +87,34 @@ ${bigNote}
   response starts: a batch is one \`res.write\` of text, with no web stream, encoded copy or
   promise per chunk in between, under the same buffer bound and pacing.
 - **Large payloads cost a hash.** Every event is chained with SHA-256 over its payload (the
-  client verifies the same), which no transport without continuity pays; payloads of 512
-  characters and more are encoded once into a reused buffer and hashed there.
+  client verifies the same), which no transport without continuity pays. A payload of 512
+  characters and more is encoded to UTF-8 once, when its size is checked against the event
+  limit, into a reused buffer that the hash then reads.
+- **A log in memory is a cost the SDK transport does not pay.** The memory store keeps each
+  stream's recent events (10,000 or 16 MiB by default) for resumption; an event that
+  survives two young-generation collections is copied twice. Payloads of 1,024 characters
+  and more are therefore kept as UTF-8 outside the JS heap (at 64 KiB this took garbage
+  collection from about a fifth of the server's time to a few per cent). With retention cut
+  to 100 events, the 100 B path used about a fifth less CPU per event in a side run: that is
+  what the log itself costs there.
 - **At 64 KiB, \`JSON.stringify\` is the bound, for everyone.** On Node 20, serializing a
   64 KiB notification costs more than the rest of the path together (about 200 µs here; V8
   scans every character for escapes). The bare writer, which does nothing but serialize and
   write, reaches only about 1.5× the SDK transport at 64 KiB in these runs, so no transport
   on the SDK reaches the 2× target there; we add the SHA-256 of each payload on top.
 - **The protocol ceiling is the SDK's cost per message plus serialization and nothing else.**
-  Ours adds, per event: the hash, the log append, the event's ID and SSE framing, and the
-  bookkeeping that makes a batch leave within a turn. At 100 B those are each a fraction of
-  a microsecond and together put us near half the ceiling.
+  Ours adds, per event: the hash, the log append (and the log's garbage collection, above),
+  the event's ID and SSE framing, and the bookkeeping that makes a batch leave within a
+  turn. At 100 B those are each a fraction of a microsecond and together put us near half
+  the ceiling.
+- **Many sessions at once: requests and syscalls, not events.** A round starts with every
+  session's \`tools/call\` arriving together, and each costs about as much as the SDK's
+  (around a millisecond of CPU here, mostly HTTP and the SDK's handling); with 100 sessions
+  that work arrives in one burst and shows in the event-loop delay. Each turn then writes
+  once to every stream that has events, so at 100 sessions a batch is a few events and a
+  socket write per batch dominates. A smaller turn budget (0.5–1 ms) lowered the latency
+  median at 1 and 10 sessions but cost throughput at 100, and moved the p99 within the noise
+  of these machines; the budget stays at 2 ms.
 - **SQLite writes one row per batch.** The endpoint group-commits, so one append carries a
   turn's events; the store writes them as one row (schema version 3), and runs WAL
   checkpoints on a worker thread so no checkpoint copy or fsync stalls the event loop. The
