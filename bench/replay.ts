@@ -104,3 +104,23 @@ export async function refusalCost(repeats: number): Promise<{ ms: Spread; refuse
     await server.close();
   }
 }
+
+/**
+ * The floor under every resume time above: a GET for an unknown session on a fresh
+ * connection, timed the same way (send to the whole 404 read). What a resume costs beyond
+ * it is the server's lookup, check and replay.
+ */
+export async function requestFloor(repeats: number): Promise<Spread> {
+  const server = await startServer('memory');
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < repeats; i++) {
+      const r = await replay(server.url, { id: 'no-such-session', protocolVersion: '2025-11-25' }, 'x', 1);
+      if (r.status !== 404) throw new Error(`request floor: expected 404, got ${r.status}`);
+      times.push(r.ms);
+    }
+    return spread(times);
+  } finally {
+    await server.close();
+  }
+}

@@ -22,6 +22,8 @@ export interface Results {
   throughput: CellResult[];
   replay: ReplayResult[];
   refusal: { ms: Spread; refusedAs: string } | undefined;
+  /** A request's floor on this machine: a GET for an unknown session on a fresh connection (404), ms. */
+  requestFloorMs?: Spread | undefined;
   idle: IdleResult[];
   verify: VerifyResult[];
   targets: TargetLine[];
@@ -85,6 +87,10 @@ export function renderMarkdown(r: Results): string {
       out.push(`| ${x.store} | ${x.events.toLocaleString('en-US')} | ${fmtSpread(x.last40Ms)} | ${x.last40Events} | ${x.fullMs ? fmtSpread(x.fullMs) : ''} | ${x.sqliteBytesPerEvent ? fmt(x.sqliteBytesPerEvent) : ''} |`);
     }
     out.push('');
+    if (r.requestFloorMs) {
+      out.push(`The floor under these times, in the same run: a GET for an unknown session on a fresh connection (→ 404), timed the same way: ${fmtSpread(r.requestFloorMs)} ms.`);
+      out.push('');
+    }
   }
   if (r.refusal) {
     out.push(`Detection and refusal at the upgrade boundary (resume while an upgrade is pending → ${r.refusal.refusedAs}): ${fmtSpread(r.refusal.ms)} ms.`);

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startServer, type ServerProcess } from './proc.js';
 import { runCell, type Cell, type CellResult } from './throughput.js';
-import { refusalCost, replayCost, type ReplayResult } from './replay.js';
+import { refusalCost, replayCost, requestFloor, type ReplayResult } from './replay.js';
 import { idleCost, type IdleResult } from './idle.js';
 import { verifyOverhead, type VerifyResult } from './verify.js';
 import { renderMarkdown, type Profile, type Results } from './report.js';
@@ -101,6 +101,8 @@ if (want('throughput')) {
 
 if (want('replay')) {
   log(`## resumption  [${elapsed()}]`);
+  results.requestFloorMs = await requestFloor(quick ? 10 : 30);
+  log(`  floor (404 for an unknown session, fresh connection): median ${results.requestFloorMs.median.toFixed(2)} ms`);
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000];
   for (const store of ['memory', 'sqlite'] as const) {
     for (const n of sizes) {
