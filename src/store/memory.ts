@@ -20,17 +20,21 @@ export interface MemoryStoreOptions {
 /** Fills a trimmed slot until the prefix is compacted away, so a trimmed payload is garbage at once. */
 const TRIMMED: LogEvent = Object.freeze({ seq: 0, chain: '', payload: '', bytes: 0, at: 0 });
 
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
 /**
  * A large payload kept as UTF-8 outside the JS heap: retained payloads would otherwise be
  * copied by every young-generation collection they survive, then promoted, which at tens
- * of KiB per event costs more than the rest of the path. Replays decode it again.
+ * of KiB per event costs more than the rest of the path. Replays decode it again. (Web
+ * standard encoding, not `Buffer`: the memory store runs on any runtime.)
  */
 class OffHeapEvent {
   readonly seq: number;
   readonly chain: string;
   readonly at: number;
   readonly bytes: number;
-  readonly #raw: Buffer;
+  readonly #raw: Uint8Array;
   constructor(event: LogEvent, bytes: number) {
     this.seq = event.seq;
     this.chain = event.chain;
@@ -38,11 +42,13 @@ class OffHeapEvent {
     this.bytes = bytes;
     // The byte count came with the event: encode without counting again. Four spare bytes
     // (one more character, at most) show a count that was short.
-    const raw = Number.isSafeInteger(bytes) && bytes > 0 && bytes <= 3 * event.payload.length ? Buffer.allocUnsafeSlow(bytes + 4) : undefined;
-    this.#raw = raw && raw.write(event.payload, 'utf8') === bytes ? raw.subarray(0, bytes) : Buffer.from(event.payload, 'utf8');
+    const { payload } = event;
+    const raw = Number.isSafeInteger(bytes) && bytes > 0 && bytes <= 3 * payload.length ? new Uint8Array(bytes + 4) : undefined;
+    const fits = raw !== undefined && utf8Encoder.encodeInto(payload, raw).written === bytes;
+    this.#raw = raw && fits ? raw.subarray(0, bytes) : utf8Encoder.encode(payload);
   }
   toEvent(): LogEvent {
-    return { seq: this.seq, chain: this.chain, at: this.at, bytes: this.bytes, payload: this.#raw.toString('utf8') };
+    return { seq: this.seq, chain: this.chain, at: this.at, bytes: this.bytes, payload: utf8Decoder.decode(this.#raw) };
   }
 }
 
@@ -54,14 +60,16 @@ const OFF_HEAP_FROM = 1024;
 
 /** Off the heap only what UTF-8 gives back unchanged (a lone surrogate would not survive). */
 function keepOffHeap(payload: string): boolean {
-  return payload.length >= OFF_HEAP_FROM && (payload as string & { isWellFormed(): boolean }).isWellFormed();
+  if (payload.length < OFF_HEAP_FROM) return false;
+  const wellFormed = (payload as string & { isWellFormed?: () => boolean }).isWellFormed;
+  return wellFormed !== undefined && wellFormed.call(payload);
 }
 
 type Kept = LogEvent | OffHeapEvent;
 
-/** The event's byte count: the producer's, unless it cannot be right (retention adds and subtracts it). */
+/** The event's byte count: the producer's, unless it cannot be right (retention adds and subtracts it, so it must be a count). */
 function bytesOf(e: LogEvent): number {
-  return e.bytes !== undefined && e.bytes >= 0 ? e.bytes : byteLength(e.payload);
+  return e.bytes !== undefined && Number.isSafeInteger(e.bytes) && e.bytes >= 0 ? e.bytes : byteLength(e.payload);
 }
 
 interface MemoryStream {

@@ -51,15 +51,15 @@ describe('memory store: what it holds', () => {
 });
 
 describe('memory store: a wrong byte count from the caller', () => {
-  it('large payloads still read back exactly when `bytes` is short, long or not a number', async () => {
+  it('large payloads still read back exactly when `bytes` is short, long, fractional, infinite or not a number', async () => {
     const store = memoryStore();
     const seed = chainSeed('e', 'st');
     await store.log.openStream('S', 'st', seed, INFO);
     const payload = '\u{1F600}é'.repeat(1_000);
-    const written = events(seed, 0, [payload, payload, payload, payload]).map((e, i) => ({ ...e, bytes: [10, 100_000, Number.NaN, -1][i] }));
+    const written = events(seed, 0, [payload, payload, payload, payload, payload, payload]).map((e, i) => ({ ...e, bytes: [10, 100_000, Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY][i] }));
     await store.log.append('S', 'st', written);
     const read = await store.log.read('S', 'st', 0, 10);
-    assert.deepEqual(read.map((e) => e.payload), [payload, payload, payload, payload]);
+    assert.deepEqual(read.map((e) => e.payload), [payload, payload, payload, payload, payload, payload]);
     await store.close();
   });
 });
