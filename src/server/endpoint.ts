@@ -20,6 +20,7 @@ import { RemoteSession } from './remote-session.js';
 import { isFenced } from './session-post.js';
 import { readPost } from './post-body.js';
 import { checkSubprotocol, decideHandshake, proceedOrRefuse, type UpgradeDecision } from './upgrade-gate.js';
+import { runOverdue } from './turns.js';
 
 export type { UpgradeDecision } from './upgrade-gate.js';
 
@@ -244,6 +245,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       if (guard === undefined) guard = g;
     },
     async handle(request, context = {}) {
+      // Events batched earlier in this busy turn go out before this request's work.
+      runOverdue();
       const answering: { id: RequestId | null } = { id: null };
       try {
         checkGuard(request);

@@ -10,6 +10,12 @@
  * after the work queued for that turn (the streams' flushes: what was appended goes out
  * before more is made). Producers cut short by the shared budget are released first, so
  * the budget rotates among them instead of going to the same producers every turn.
+ *
+ * The queued work (flushes) also has a deadline. One poll phase of the event loop can
+ * handle a hundred incoming requests, each a millisecond or more of parsing and dispatch
+ * that no producer budget covers; an event appended at its start would otherwise wait for
+ * all of them. {@link runOverdue}, called where requests and appends come in, runs the
+ * queued work as soon as it has waited a budget.
  */
 
 /** Producer time per event-loop turn, across all streams, ms. */
@@ -20,6 +26,8 @@ let budgetStart = -1;
 let scheduled = false;
 /** Work for the next turn, run before producers resume. */
 let tasks: Array<() => void> = [];
+/** When the oldest of `tasks` was queued. */
+let tasksSince = 0;
 /** Cut short by the shared budget: released first. */
 let starved: Array<() => void> = [];
 /** Reached their own bound. */
@@ -31,12 +39,16 @@ function schedule(): void {
   setImmediate(release);
 }
 
-function release(): void {
-  scheduled = false;
-  budgetStart = -1;
+function runTasks(): void {
   const work = tasks;
   tasks = [];
   for (const task of work) task();
+}
+
+function release(): void {
+  scheduled = false;
+  budgetStart = -1;
+  runTasks();
   const first = starved;
   const then = own;
   starved = [];
@@ -47,13 +59,24 @@ function release(): void {
 
 /** Runs `task` on the next turn, before the producers waiting for it. */
 export function atNextTurn(task: () => void): void {
+  if (tasks.length === 0) tasksSince = performance.now();
   tasks.push(task);
   schedule();
+}
+
+/**
+ * Runs the work queued for the next turn now, if the oldest of it has waited a whole
+ * budget: a batch closes on time even while the current turn is busy with other I/O.
+ * Producers waiting for the next turn still wait for it.
+ */
+export function runOverdue(now: number = performance.now()): void {
+  if (tasks.length > 0 && now - tasksSince >= TURN_BUDGET_MS) runTasks();
 }
 
 /** Starts the turn's clock on the first append of a turn; true once the budget is spent. */
 export function turnBudgetSpent(): boolean {
   const now = performance.now();
+  runOverdue(now);
   if (budgetStart < 0) {
     budgetStart = now;
     schedule();

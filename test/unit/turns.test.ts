@@ -1,7 +1,7 @@
 /** The shared producer budget: a yield resolves on a later turn, and producers cut short by the budget go first. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { atNextTurn, nextTurn, turnBudgetSpent } from '../../src/server/turns.js';
+import { atNextTurn, nextTurn, runOverdue, TURN_BUDGET_MS, turnBudgetSpent } from '../../src/server/turns.js';
 
 describe('turn budget', () => {
   it('a fresh turn has budget left; a yield resolves after the work queued for the next turn', async () => {
@@ -28,5 +28,31 @@ describe('turn budget', () => {
     const starved = nextTurn(true).then(() => order.push('starved'));
     await Promise.all([own, starved]);
     assert.deepEqual(order, ['starved', 'own bound']);
+  });
+
+  it('queued work runs before the next turn once it has waited a whole budget, and not before', async () => {
+    await nextTurn(false);
+    const ran: string[] = [];
+    atNextTurn(() => ran.push('flush'));
+    const queuedAt = performance.now();
+    runOverdue(queuedAt);
+    assert.deepEqual(ran, [], 'not overdue yet');
+    // A busy turn: other requests' work holds the loop past the budget.
+    runOverdue(queuedAt + TURN_BUDGET_MS);
+    assert.deepEqual(ran, ['flush'], 'overdue work runs now, inside the busy turn');
+    await nextTurn(false);
+    assert.deepEqual(ran, ['flush'], 'and only once');
+  });
+
+  it('an append in a busy turn runs the overdue work before its own', async () => {
+    await nextTurn(false);
+    const ran: string[] = [];
+    atNextTurn(() => ran.push('flush'));
+    const start = performance.now();
+    // Condition, not a sleep: the clock passes the budget within this synchronous turn.
+    while (performance.now() - start < TURN_BUDGET_MS) { /* busy */ }
+    turnBudgetSpent();
+    assert.deepEqual(ran, ['flush']);
+    await nextTurn(false);
   });
 });
