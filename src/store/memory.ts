@@ -5,7 +5,8 @@
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
-import { byteLength, checkContiguous, resolveRetention } from './rules.js';
+import { checkContiguous, resolveRetention } from './rules.js';
+import { toRuns, TRIMMED, type Run } from './memory-runs.js';
 import type {
   EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
@@ -17,66 +18,14 @@ export interface MemoryStoreOptions {
   now?: (() => number) | undefined;
 }
 
-/** Fills a trimmed slot until the prefix is compacted away, so a trimmed payload is garbage at once. */
-const TRIMMED: LogEvent = Object.freeze({ seq: 0, chain: '', payload: '', bytes: 0, at: 0 });
-
-const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder();
-
-/**
- * A large payload kept as UTF-8 outside the JS heap: retained payloads would otherwise be
- * copied by every young-generation collection they survive, then promoted, which at tens
- * of KiB per event costs more than the rest of the path. Replays decode it again. (Web
- * standard encoding, not `Buffer`: the memory store runs on any runtime.)
- */
-class OffHeapEvent {
-  readonly seq: number;
-  readonly chain: string;
-  readonly at: number;
-  readonly bytes: number;
-  readonly #raw: Uint8Array;
-  constructor(event: LogEvent, bytes: number) {
-    this.seq = event.seq;
-    this.chain = event.chain;
-    this.at = event.at;
-    this.bytes = bytes;
-    // The byte count came with the event: encode without counting again. Four spare bytes
-    // (one more character, at most) show a count that was short.
-    const { payload } = event;
-    const raw = Number.isSafeInteger(bytes) && bytes > 0 && bytes <= 3 * payload.length ? new Uint8Array(bytes + 4) : undefined;
-    const fits = raw !== undefined && utf8Encoder.encodeInto(payload, raw).written === bytes;
-    this.#raw = raw && fits ? raw.subarray(0, bytes) : utf8Encoder.encode(payload);
-  }
-  toEvent(): LogEvent {
-    return { seq: this.seq, chain: this.chain, at: this.at, bytes: this.bytes, payload: utf8Decoder.decode(this.#raw) };
-  }
-}
-
-/**
- * Payloads at least this long (UTF-16 units) are kept off the heap (at 4 KiB this halved
- * the event-loop delay of a flat-out producer); shorter ones cost less as strings.
- */
-const OFF_HEAP_FROM = 1024;
-
-/** Off the heap only what UTF-8 gives back unchanged (a lone surrogate would not survive). */
-function keepOffHeap(payload: string): boolean {
-  if (payload.length < OFF_HEAP_FROM) return false;
-  const wellFormed = (payload as string & { isWellFormed?: () => boolean }).isWellFormed;
-  return wellFormed !== undefined && wellFormed.call(payload);
-}
-
-type Kept = LogEvent | OffHeapEvent;
-
-/** The event's byte count: the producer's, unless it cannot be right (retention adds and subtracts it, so it must be a count). */
-function bytesOf(e: LogEvent): number {
-  return e.bytes !== undefined && Number.isSafeInteger(e.bytes) && e.bytes >= 0 ? e.bytes : byteLength(e.payload);
-}
-
 interface MemoryStream {
   head: StreamHead;
-  /** `events[start]` is the event with seq `head.firstSeq`; the prefix before it is trimmed. */
-  events: Kept[];
+  /** `runs[start]` holds the event with seq `head.firstSeq`, at `skip`; the runs before it are trimmed. */
+  runs: Run[];
   start: number;
+  skip: number;
+  /** Events kept, and their payload bytes. */
+  count: number;
   bytes: number;
 }
 
@@ -101,8 +50,10 @@ class MemoryEventLog implements EventLog {
     if (streams.has(stream)) throw new ContinuityError('store-conflict', `Stream ${stream} already exists`);
     streams.set(stream, {
       head: { ...info, requestIds: [...info.requestIds], firstSeq: 1, baseChain: seed, lastSeq: 0, lastChain: seed, closed: false },
-      events: [],
+      runs: [],
       start: 0,
+      skip: 0,
+      count: 0,
       bytes: 0,
     });
   }
@@ -112,11 +63,10 @@ class MemoryEventLog implements EventLog {
     const s = this.#stream(session, stream);
     if (!s) throw new ContinuityError('store-conflict', `Stream ${stream} does not exist`);
     checkContiguous(s.head, events);
-    for (const e of events) {
-      const bytes = bytesOf(e);
-      s.events.push(keepOffHeap(e.payload) ? new OffHeapEvent(e, bytes) : e);
-      s.bytes += bytes;
-    }
+    const { runs, bytes } = toRuns(events);
+    for (const run of runs) s.runs.push(run);
+    s.count += events.length;
+    s.bytes += bytes;
     const last = events[events.length - 1];
     if (last) {
       s.head.lastSeq = last.seq;
@@ -128,13 +78,21 @@ class MemoryEventLog implements EventLog {
 
   async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
     const s = this.#stream(session, stream);
-    if (!s) return [];
-    const from = Math.max(afterSeq + 1, s.head.firstSeq);
-    const i = s.start + (from - s.head.firstSeq);
-    const out: LogEvent[] = s.events.slice(i, i + limit) as LogEvent[];
-    for (let j = 0; j < out.length; j++) {
-      const e = out[j] as Kept;
-      if (e instanceof OffHeapEvent) out[j] = e.toEvent();
+    const from = s ? Math.max(afterSeq + 1, s.head.firstSeq) : 0;
+    if (!s || from > s.head.lastSeq || limit <= 0) return [];
+    // The last run that starts at or before `from` holds it.
+    const { runs } = s;
+    let lo = s.start;
+    let hi = runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((runs[mid] as Run).firstSeq <= from) lo = mid;
+      else hi = mid - 1;
+    }
+    const out: LogEvent[] = [];
+    for (let r = lo, i = from - (runs[lo] as Run).firstSeq; r < runs.length && out.length < limit; r++, i = 0) {
+      const run = runs[r] as Run;
+      for (; i < run.count && out.length < limit; i++) out.push(run.event(i));
     }
     return out;
   }
@@ -171,21 +129,32 @@ class MemoryEventLog implements EventLog {
   #trim(s: MemoryStream): void {
     const { maxEvents, maxBytes, maxAgeMs } = this.#retention;
     const cutoff = Number.isFinite(maxAgeMs) ? this.#now() - maxAgeMs : -Infinity;
-    while (s.start < s.events.length) {
-      const count = s.events.length - s.start;
-      const oldest = s.events[s.start] as Kept;
-      if (count <= maxEvents && s.bytes <= maxBytes && oldest.at >= cutoff) break;
-      // Compaction waits for a long dead prefix; the payloads in it must not (1,024 large
-      // events would otherwise stay reachable far beyond `maxBytes`).
-      s.events[s.start] = TRIMMED;
-      s.start++;
-      s.bytes -= oldest instanceof OffHeapEvent ? oldest.bytes : bytesOf(oldest);
-      s.head.firstSeq = oldest.seq + 1;
-      s.head.baseChain = oldest.chain;
+    // The last event trimmed: the new base of the stream's chain.
+    let lastRun: Run | undefined;
+    let lastIndex = 0;
+    while (s.count > 0) {
+      const run = s.runs[s.start] as Run;
+      const i = s.skip;
+      if (s.count <= maxEvents && s.bytes <= maxBytes && run.at(i) >= cutoff) break;
+      s.count--;
+      s.bytes -= run.bytes(i);
+      lastRun = run;
+      lastIndex = i;
+      if (++s.skip === run.count) {
+        // Released now, not when the trimmed prefix is compacted: 1,024 runs of large
+        // events would otherwise stay reachable far beyond `maxBytes`.
+        s.runs[s.start] = TRIMMED;
+        s.start++;
+        s.skip = 0;
+      }
+    }
+    if (lastRun) {
+      s.head.firstSeq = lastRun.firstSeq + lastIndex + 1;
+      s.head.baseChain = lastRun.chain(lastIndex);
     }
     // Compact once the dead prefix dominates, so trimming stays amortised O(1).
-    if (s.start > 1024 && s.start * 2 > s.events.length) {
-      s.events = s.events.slice(s.start);
+    if (s.start > 1024 && s.start * 2 > s.runs.length) {
+      s.runs = s.runs.slice(s.start);
       s.start = 0;
     }
   }
