@@ -91,12 +91,15 @@ ${bigNote}
   characters and more is encoded to UTF-8 once, when its size is checked against the event
   limit, into a reused buffer that the hash then reads.
 - **A log in memory is a cost the SDK transport does not pay.** The memory store keeps each
-  stream's recent events (10,000 or 16 MiB by default) for resumption; an event that
-  survives two young-generation collections is copied twice. Payloads of 1,024 characters
-  and more are therefore kept as UTF-8 outside the JS heap (at 64 KiB this took garbage
-  collection from about a fifth of the server's time to a few per cent). With retention cut
-  to 100 events, the 100 B path used about a fifth less CPU per event in a side run: that is
-  what the log itself costs there.
+  stream's recent events (10,000 or 16 MiB by default) for resumption, and what the garbage
+  collector does with a retained object is copy it (twice) and then mark it. Kept as the
+  producer made it, a small event is three objects; the store packs each batch's small
+  events into one run instead (one string and a few arrays: at 100 B this cut the server's
+  CPU per event by about a sixth), and keeps payloads of 1,024 characters and more as UTF-8
+  outside the JS heap (at 64 KiB this took garbage collection from about a fifth of the
+  server's time to a few per cent). Memory that a growing log takes from the OS still
+  costs the kernel a page clear: at 4 KiB with 32 sessions, about a fifth of the server's
+  CPU in a side run, which a transport that keeps nothing does not pay.
 - **At 64 KiB, \`JSON.stringify\` is the bound, for everyone.** On Node 20, serializing a
   64 KiB notification costs more than the rest of the path together (about 200 µs here; V8
   scans every character for escapes). The protocol ceiling, which does nothing but the SDK's
@@ -111,11 +114,13 @@ ${bigNote}
 - **Many sessions at once: requests and syscalls, not events.** A round starts with every
   session's \`tools/call\` arriving together, and each costs about as much as the SDK's
   (around a millisecond of CPU here, mostly HTTP and the SDK's handling); with 100 sessions
-  that work arrives in one burst and shows in the event-loop delay. Each turn then writes
-  once to every stream that has events, so at 100 sessions a batch is a few events and a
-  socket write per batch dominates. A smaller turn budget (0.5–1 ms) lowered the latency
-  median at 1 and 10 sessions but cost throughput at 100, and moved the p99 within the noise
-  of these machines; the budget stays at 2 ms.
+  that work arrives in one burst and shows in the event-loop delay. A batch's flush has a
+  deadline too: once it has waited a whole turn budget, the next request or append that
+  comes in sends it, so an event appended early in a busy turn does not wait for every
+  request in it (at 100 sessions this took the latency p50/p99 from 9.5/18 to 3.7/11 ms in
+  a side run). A smaller turn budget (0.5–1 ms) lowered the latency median at 1 and 10
+  sessions but cost throughput at 100, and moved the p99 within the noise of these
+  machines; the budget stays at 2 ms.
 - **SQLite writes one row per batch.** The endpoint group-commits, so one append carries a
   turn's events; the store writes them as one row (schema version 3), and runs WAL
   checkpoints on a worker thread so no checkpoint copy or fsync stalls the event loop. The
