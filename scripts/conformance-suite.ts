@@ -72,15 +72,28 @@ export function installRuntime(dir: string, baseline: Baseline): SuiteRuntime | 
 export function listServerScenarios(runtime: SuiteRuntime, args: string[]): string[] {
   const out = spawnSync(runtime.node, [runtime.cli, 'list', '--server', ...args], { encoding: 'utf8' });
   if (out.status !== 0) throw new Error(`conformance list failed: ${out.stderr}`);
+  const scenarios = parseServerScenarios(out.stdout);
+  // An empty list would make every server scenario's MISSING check vacuous.
+  if (scenarios.length === 0) throw new Error(`conformance list named no server scenario (has its format changed?):\n${out.stdout}`);
+  return scenarios;
+}
+
+/**
+ * The server scenarios in a `list` output: items under "Server scenarios", or tagged
+ * `[server]`. An item may end with the spec versions it covers (`[2025-06-18,2025-11-25]`,
+ * 0.1.14 and later), which says nothing about its side.
+ */
+export function parseServerScenarios(stdout: string): string[] {
   const scenarios: string[] = [];
   let section: 'server' | 'client' | 'other' = 'other';
-  for (const line of out.stdout.split('\n')) {
+  for (const line of stdout.split('\n')) {
     if (/^Server scenarios/.test(line)) section = 'server';
     else if (/^Client scenarios/.test(line)) section = 'client';
     else if (/^\S/.test(line)) section = 'other';
-    const item = /^\s+- (\S+)(?: \[(server|client)\])?$/.exec(line);
+    const item = /^\s+- (\S+)(?: \[([^\]]*)\])?$/.exec(line);
     if (!item?.[1]) continue;
-    if (item[2] === 'server' || (item[2] === undefined && section === 'server')) scenarios.push(item[1]);
+    const side = item[2] === 'server' || item[2] === 'client' ? item[2] : section;
+    if (side === 'server') scenarios.push(item[1]);
   }
   return [...new Set(scenarios)];
 }

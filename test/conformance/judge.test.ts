@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, scenarioOf, type Baseline, type Check } from '../../scripts/conformance-suite.js';
+import { judge, parseServerScenarios, scenarioOf, type Baseline, type Check } from '../../scripts/conformance-suite.js';
 
 const STAMP = '2026-11-30T15-17-23-468Z';
 
@@ -39,6 +39,15 @@ describe('conformance: judging a run', () => {
     assert.equal(scenarioOf(`server-tools-list-${STAMP}`), 'tools-list');
     assert.equal(scenarioOf(`client-sse-retry-${STAMP}`), 'sse-retry');
     assert.equal(scenarioOf(`elicitation-sep1034-client-defaults-${STAMP}`), 'elicitation-sep1034-client-defaults');
+  });
+
+  it('reads the server scenarios from a `list` output, bare (0.1.13, 0.2.x) or with spec versions (0.1.14 and later)', () => {
+    const bare = 'Server scenarios (test against a server):\n  - server-initialize\n  - ping\n\nClient scenarios (test against a client):\n  - initialize\n';
+    assert.deepEqual(parseServerScenarios(bare), ['server-initialize', 'ping']);
+    const versioned = 'Server scenarios (test against a server):\n  - server-initialize [2025-06-18,2025-11-25]\n  - dns-rebinding-protection [2025-11-25]\n\nClient scenarios (test against a client):\n  - initialize [2025-06-18,2025-11-25]\n';
+    assert.deepEqual(parseServerScenarios(versioned), ['server-initialize', 'dns-rebinding-protection']);
+    const tagged = 'Required for 2025-11-25 (2 scenarios):\n  - ping [server]\n  - initialize [client]\n';
+    assert.deepEqual(parseServerScenarios(tagged), ['ping']);
   });
 
   it('a clean run passes', () => {
