@@ -21,6 +21,7 @@ import { isFenced } from './session-post.js';
 import { readPost } from './post-body.js';
 import { checkSubprotocol, decideHandshake, proceedOrRefuse, type UpgradeDecision } from './upgrade-gate.js';
 import { runOverdue } from './turns.js';
+import { admit } from './admission.js';
 
 export type { UpgradeDecision } from './upgrade-gate.js';
 
@@ -245,6 +246,8 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       if (guard === undefined) guard = g;
     },
     async handle(request, context = {}) {
+      const turn = admit();
+      if (turn) await turn;
       // Events batched earlier in this busy turn go out before this request's work.
       runOverdue();
       const answering: { id: RequestId | null } = { id: null };
