@@ -7,6 +7,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { checkContiguous, resolveRetention } from './rules.js';
 import { toRuns, TRIMMED, type Run } from './memory-runs.js';
+import { StoreBudget, type BudgetedStream } from './memory-budget.js';
 import type {
   EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
 } from './types.js';
@@ -16,9 +17,19 @@ export interface MemoryStoreOptions {
   retention?: RetentionOptions | undefined;
   /** Clock for age-based retention and leases (tests); default `Date.now`. */
   now?: (() => number) | undefined;
+  /**
+   * Payload bytes (UTF-8) all streams may hold together (default 512 MiB). Past it the
+   * oldest events in the store are trimmed first, whichever stream holds them: a process
+   * of many sessions, or one client calling a tool with large answers again and again,
+   * cannot grow the log past it.
+   */
+  maxTotalBytes?: number | undefined;
 }
 
-interface MemoryStream {
+/** Default of {@link MemoryStoreOptions.maxTotalBytes}. */
+export const DEFAULT_MAX_TOTAL_BYTES = 512 * 1024 * 1024;
+
+interface MemoryStream extends BudgetedStream {
   head: StreamHead;
   /** `runs[start]` holds the event with seq `head.firstSeq`, at `skip`; the runs before it are trimmed. */
   runs: Run[];
@@ -35,12 +46,14 @@ class MemoryEventLog implements EventLog {
   readonly #now: () => number;
   readonly #owners: LocalOwnership;
   readonly #bus: LocalBus;
+  readonly #budget: StoreBudget;
 
-  constructor(retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
+  constructor(retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus, budget: StoreBudget) {
     this.#retention = retention;
     this.#now = now;
     this.#owners = owners;
     this.#bus = bus;
+    this.#budget = budget;
   }
 
   async openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void> {
@@ -55,6 +68,7 @@ class MemoryEventLog implements EventLog {
       skip: 0,
       count: 0,
       bytes: 0,
+      dropped: false,
     });
   }
 
@@ -67,12 +81,14 @@ class MemoryEventLog implements EventLog {
     for (const run of runs) s.runs.push(run);
     s.count += events.length;
     s.bytes += bytes;
+    this.#budget.added(s, runs, bytes);
     const last = events[events.length - 1];
     if (last) {
       s.head.lastSeq = last.seq;
       s.head.lastChain = last.chain;
     }
     this.#trim(s);
+    this.#trimStore();
     if (last) this.#bus.notify(session, stream, s.head.lastSeq, false);
   }
 
@@ -115,48 +131,85 @@ class MemoryEventLog implements EventLog {
   }
 
   async dropStream(session: string, stream: string): Promise<void> {
-    this.#sessions.get(session)?.delete(stream);
+    const streams = this.#sessions.get(session);
+    const s = streams?.get(stream);
+    if (!s) return;
+    streams?.delete(stream);
+    this.#dropped(s);
   }
 
   async dropSession(session: string): Promise<void> {
+    const streams = this.#sessions.get(session);
+    if (!streams) return;
     this.#sessions.delete(session);
+    for (const s of streams.values()) this.#dropped(s);
+  }
+
+  #dropped(s: MemoryStream): void {
+    s.dropped = true;
+    this.#budget.released(s.bytes, s.runs.length - s.start);
+    // The budget's order may point at the stream until it is swept: let its runs go now.
+    s.runs = [];
+    s.start = 0;
   }
 
   #stream(session: string, stream: string): MemoryStream | undefined {
     return this.#sessions.get(session)?.get(stream);
   }
 
+  /** Per-stream retention: the oldest events go while the stream is over a bound. */
   #trim(s: MemoryStream): void {
     const { maxEvents, maxBytes, maxAgeMs } = this.#retention;
     const cutoff = Number.isFinite(maxAgeMs) ? this.#now() - maxAgeMs : -Infinity;
+    this.#trimWhile(s, () => s.count > maxEvents || s.bytes > maxBytes || (s.runs[s.start] as Run).at(s.skip) < cutoff);
+  }
+
+  /** The store's budget: the oldest events in the store go while all streams together are over it. */
+  #trimStore(): void {
+    while (this.#budget.over) {
+      const s = this.#budget.oldest() as MemoryStream | undefined;
+      if (!s) return;
+      // Only this run: the next oldest may be another stream's.
+      const run = s.runs[s.start];
+      // Never spins: a stream the order says holds events always has one to trim.
+      if (this.#trimWhile(s, () => this.#budget.over && s.runs[s.start] === run) === 0) return;
+    }
+  }
+
+  /** Trims `s` from its oldest event while `more()` holds (and it has events); returns how many went. */
+  #trimWhile(s: MemoryStream, more: () => boolean): number {
+    let trimmed = 0;
     // The last event trimmed: the new base of the stream's chain.
     let lastRun: Run | undefined;
     let lastIndex = 0;
-    while (s.count > 0) {
+    while (s.count > 0 && more()) {
       const run = s.runs[s.start] as Run;
       const i = s.skip;
-      if (s.count <= maxEvents && s.bytes <= maxBytes && run.at(i) >= cutoff) break;
+      const bytes = run.bytes(i);
       s.count--;
-      s.bytes -= run.bytes(i);
+      s.bytes -= bytes;
       lastRun = run;
       lastIndex = i;
+      let released = 0;
       if (++s.skip === run.count) {
         // Released now, not when the trimmed prefix is compacted: 1,024 runs of large
         // events would otherwise stay reachable far beyond `maxBytes`.
         s.runs[s.start] = TRIMMED;
         s.start++;
         s.skip = 0;
+        released = 1;
       }
+      s.head.firstSeq = run.firstSeq + i + 1;
+      this.#budget.released(bytes, released);
+      trimmed++;
     }
-    if (lastRun) {
-      s.head.firstSeq = lastRun.firstSeq + lastIndex + 1;
-      s.head.baseChain = lastRun.chain(lastIndex);
-    }
+    if (lastRun) s.head.baseChain = lastRun.chain(lastIndex);
     // Compact once the dead prefix dominates, so trimming stays amortised O(1).
     if (s.start > 1024 && s.start * 2 > s.runs.length) {
       s.runs = s.runs.slice(s.start);
       s.start = 0;
     }
+    return trimmed;
   }
 }
 
@@ -215,12 +268,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
   const ownership = new LocalOwnership(now);
   const bus = new LocalBus();
+  const maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
+  if (!(maxTotalBytes > 0)) throw new RangeError(`maxTotalBytes must be a positive number of bytes, got ${String(options.maxTotalBytes)}`);
   return {
     name: 'memory',
     durable: false,
     shared: false,
     sessions: new MemorySessionStore(ownership),
-    log: new MemoryEventLog(retention, now, ownership, bus),
+    log: new MemoryEventLog(retention, now, ownership, bus, new StoreBudget(maxTotalBytes)),
     ownership,
     bus,
     async close() {},

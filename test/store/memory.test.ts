@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import fc from 'fast-check';
-import { memoryStore } from '../../src/store/memory.js';
+import { DEFAULT_MAX_TOTAL_BYTES, memoryStore } from '../../src/store/memory.js';
 import { OFF_HEAP_FROM, RUN_MAX_EVENTS, RUN_MAX_UNITS } from '../../src/store/memory-runs.js';
 import { byteLength } from '../../src/protocol/utf8.js';
 import type { LogEvent, StreamInfo } from '../../src/store/types.js';
@@ -150,6 +150,106 @@ describe('memory store: events packed in runs', () => {
       assert.deepEqual(read.map((e) => e.seq), written.slice(cursor, cursor + RUN_MAX_EVENTS + 3).map((e) => e.seq));
     }
     await store.close();
+  });
+});
+
+describe('memory store: the store-wide budget (maxTotalBytes)', () => {
+  it('any appends and drops across streams: the store holds the newest events within the budget, oldest trimmed first wherever they are', async () => {
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('append' as const), stream: fc.nat({ max: 4 }), sizes: fc.array(fc.nat({ max: 300 }), { minLength: 1, maxLength: 30 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), stream: fc.nat({ max: 4 }) }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 200 }), async (ops, maxTotalBytes, maxEvents) => {
+        const store = memoryStore({ maxTotalBytes, retention: { maxEvents } });
+        // The model: each stream's events, and every event in append order.
+        type Held = { stream: string; event: LogEvent; bytes: number; gone: boolean };
+        const streams = new Map<string, { seed: string; all: LogEvent[]; held: Held[] }>();
+        const order: Held[] = [];
+        let total = 0;
+        const drop = (h: Held): void => {
+          const s = streams.get(h.stream);
+          assert.equal(s?.held[0], h, 'the model trims a stream oldest first');
+          s?.held.shift();
+          h.gone = true;
+          total -= h.bytes;
+        };
+        for (const o of ops) {
+          const name = `s${o.stream}`;
+          if (o.kind === 'drop') {
+            const s = streams.get(name);
+            if (!s) continue;
+            await store.log.dropStream('S', name);
+            for (const h of s.held.splice(0)) {
+              h.gone = true;
+              total -= h.bytes;
+            }
+            streams.delete(name);
+            continue;
+          }
+          let s = streams.get(name);
+          if (!s) {
+            s = { seed: chainSeed('e', name), all: [], held: [] };
+            streams.set(name, s);
+            await store.log.openStream('S', name, s.seed, INFO);
+          }
+          const written = events(s.all.at(-1)?.chain ?? s.seed, s.all.length, o.sizes.map((n) => 'é'.repeat(n)));
+          await store.log.append('S', name, written);
+          for (const e of written) {
+            const h = { stream: name, event: e, bytes: byteLength(e.payload), gone: false };
+            s.all.push(e);
+            s.held.push(h);
+            order.push(h);
+            total += h.bytes;
+          }
+          while (s.held.length > maxEvents) drop(s.held[0] as Held);
+          while (total > maxTotalBytes) drop(order.find((h) => !h.gone) as Held);
+        }
+        for (const [name, s] of streams) {
+          const read = await store.log.read('S', name, 0, 100_000);
+          assert.deepEqual(read.map((e) => e.seq), s.held.map((h) => h.event.seq), name);
+          const head = await store.log.head('S', name);
+          const first = s.held[0]?.event.seq ?? s.all.length + 1;
+          assert.equal(head?.firstSeq, first);
+          assert.equal(head?.baseChain, first === 1 ? s.seed : s.all[first - 2]?.chain);
+        }
+        assert.ok(total <= maxTotalBytes);
+        await store.close();
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('one client calling a tool with large answers again and again: what the store holds stays within its budget', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const budget = 8 * 1024 * 1024;
+    const store = memoryStore({ maxTotalBytes: budget });
+    const before = (gc(), process.memoryUsage());
+    const answer = '\u{1F600}'.repeat(256 * 1024); // 1 MiB of UTF-8, kept off the heap
+    // 200 completed request streams of one session, 1 MiB each: 25 times the budget.
+    for (let i = 1; i <= 200; i++) {
+      const name = i.toString(36);
+      const seed = chainSeed('e', name);
+      await store.log.openStream('S', name, seed, INFO);
+      await store.log.append('S', name, events(seed, 0, [answer]));
+      await store.log.closeStream('S', name);
+    }
+    gc();
+    const after = process.memoryUsage();
+    const grown = after.arrayBuffers - before.arrayBuffers + (after.heapUsed - before.heapUsed);
+    assert.ok(grown < 2 * budget, `the store grew by ${(grown / 1024 / 1024).toFixed(1)} MiB with an 8 MiB budget`);
+    // The newest answers are whole; the oldest were trimmed (a resume from them is refused, not lossy).
+    assert.deepEqual((await store.log.read('S', (200).toString(36), 0, 10)).map((e) => e.payload), [answer]);
+    const oldest = await store.log.head('S', '1');
+    assert.equal(oldest?.firstSeq, 2, 'the oldest stream is trimmed past its only event');
+    assert.deepEqual(await store.log.read('S', '1', 0, 10), []);
+    await store.close();
+  });
+
+  it('defaults to 512 MiB; a budget that is not a positive number is a RangeError', () => {
+    assert.equal(DEFAULT_MAX_TOTAL_BYTES, 512 * 1024 * 1024);
+    for (const bad of [0, -1, Number.NaN]) assert.throws(() => memoryStore({ maxTotalBytes: bad }), RangeError);
   });
 });
 
