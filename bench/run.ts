@@ -170,6 +170,7 @@ if (want('cluster')) {
 results.durationS = (Date.now() - started) / 1000;
 results.targets = checkTargets(results);
 log('');
+if (quick) log('quick profile: a smoke run (short bursts measure warm-up more than delivery); the targets are judged on the full profile');
 log(formatTargets(results.targets));
 log(`\ndone in ${results.durationS.toFixed(0)} s`);
 
