@@ -24,6 +24,7 @@ import type { LocalBus, LocalOwnership } from './local-cluster.js';
 import { checkContiguous } from './rules.js';
 import { atOf, batchMeta, chainOf, packBatch, type BatchColumns, type BatchMeta, type BatchRow } from './sqlite-batches.js';
 import type { Connection } from './sqlite-statements.js';
+import type { SqliteBudget } from './sqlite-budget.js';
 import type { LogEvent, ResolvedRetention, StreamHead } from './types.js';
 
 /** How soon a commit held off by the checkpointer is tried again, ms. */
@@ -66,6 +67,7 @@ export class Appender {
   readonly #now: () => number;
   readonly #owners: LocalOwnership;
   readonly #bus: LocalBus;
+  readonly #budget: SqliteBudget;
   readonly #commit: (queue: readonly Queued[], refused: unknown[]) => void;
   #queue: Queued[] = [];
   /** Told the bytes each commit wrote (payloads plus an estimate of the pages around them). */
@@ -74,12 +76,13 @@ export class Appender {
   holdOff: (() => boolean) | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus) {
+  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus, budget: SqliteBudget) {
     this.#c = c;
     this.#retention = retention;
     this.#now = now;
     this.#owners = owners;
     this.#bus = bus;
+    this.#budget = budget;
     const tx = c.db.transaction((queue: readonly Queued[], refused: unknown[]) => {
       for (let i = 0; i < queue.length; i++) {
         let plan: Planned;
@@ -93,6 +96,7 @@ export class Appender {
         }
         this.#write(plan);
       }
+      this.#budget.enforce(c.st);
     });
     this.#commit = (queue, refused) => tx.immediate(queue, refused);
   }
@@ -133,6 +137,8 @@ export class Appender {
     try {
       this.#c.use(() => this.#commit(queue, refused));
     } catch (error) {
+      // Rolled back: what the budget was told this commit added is not there.
+      this.#budget.dropped();
       for (const q of queue) q.reject(error);
       return;
     }
@@ -198,6 +204,8 @@ export class Appender {
     if (window.firstSeq !== oldFirst || window.bytes !== oldBytes) {
       st.updateWindow.run(window.firstSeq, window.baseChain, window.bytes, session, stream);
     }
+    // The stream holds the batch, less what retention trimmed.
+    this.#budget.changed(batch.bytes - (oldBytes - window.bytes));
   }
 
   /**

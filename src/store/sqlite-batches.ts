@@ -29,6 +29,13 @@ export interface BatchRow {
   chains: string;
 }
 
+/** A batch row with where it belongs, oldest first across the store (the store's budget). */
+export interface OldestBatchRow extends BatchRow {
+  id: number;
+  session: string;
+  stream: string;
+}
+
 export interface BatchRowWithPayloads extends BatchRow {
   payloads: Buffer;
 }

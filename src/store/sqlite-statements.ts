@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 // The statements' types live in this namespace; naming it lets their declarations be emitted.
 import type BetterSqlite3 from 'better-sqlite3';
 import { ContinuityError } from '../protocol/errors.js';
-import type { BatchRow, BatchRowWithPayloads } from './sqlite-batches.js';
+import type { BatchRow, BatchRowWithPayloads, OldestBatchRow } from './sqlite-batches.js';
 import type { ProcessLock } from './sqlite-lock.js';
 import type { AppendHeadRow, ClaimedHead, SessionRow, StreamRow } from './sqlite-rows.js';
 import type { StreamInfo } from './types.js';
@@ -37,6 +37,10 @@ export interface Statements {
   trimBatches: BetterSqlite3.Statement<[string, string, number]>;
   deleteStreamBatches: BetterSqlite3.Statement<[string, string]>;
   deleteSessionBatches: BetterSqlite3.Statement<[string]>;
+  sumBytes: BetterSqlite3.Statement<[], number>;
+  oldestBatches: BetterSqlite3.Statement<[number], OldestBatchRow>;
+  getWindow: BetterSqlite3.Statement<[string, string], { first_seq: number; bytes: number }>;
+  deleteBatch: BetterSqlite3.Statement<[number]>;
 }
 
 function prepare(db: Db): Statements {
@@ -106,6 +110,13 @@ function prepare(db: Db): Statements {
     trimBatches: db.prepare<[string, string, number]>('DELETE FROM batches WHERE session = ? AND stream = ? AND last_seq < ?'),
     deleteStreamBatches: db.prepare<[string, string]>('DELETE FROM batches WHERE session = ? AND stream = ?'),
     deleteSessionBatches: db.prepare<[string]>('DELETE FROM batches WHERE session = ?'),
+    // The store's budget (see ./sqlite-budget.ts): ids grow with each insert, so the lowest is the oldest batch.
+    sumBytes: db.prepare<[], number>('SELECT coalesce(sum(bytes), 0) FROM streams').pluck(),
+    oldestBatches: db.prepare<[number], OldestBatchRow>(
+      'SELECT id, session, stream, first_seq, last_seq, bytes, ats, sizes, chains FROM batches ORDER BY id LIMIT ?',
+    ),
+    getWindow: db.prepare<[string, string], { first_seq: number; bytes: number }>('SELECT first_seq, bytes FROM streams WHERE session = ? AND stream = ?'),
+    deleteBatch: db.prepare<[number]>('DELETE FROM batches WHERE id = ?'),
   };
 }
 

@@ -21,6 +21,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import { LocalBus, LocalOwnership } from './local-cluster.js';
 import { resolveRetention } from './rules.js';
 import { Appender } from './sqlite-append.js';
+import { SqliteBudget } from './sqlite-budget.js';
 import { BACKSTOP_PAGES, Checkpointer, DEFAULT_PAGES } from './sqlite-checkpoint.js';
 import { unpackBatch } from './sqlite-batches.js';
 import { ProcessLock } from './sqlite-lock.js';
@@ -61,7 +62,17 @@ export interface SqliteStoreOptions {
   durability?: 'normal' | 'full' | undefined;
   /** Clock for age-based retention (tests); default `Date.now`. */
   now?: (() => number) | undefined;
+  /**
+   * Payload bytes (UTF-8) all streams may hold together (default 4 GiB). Past it the oldest
+   * batches in the store are trimmed first, whichever stream holds them: many sessions, or
+   * one client calling a tool with large answers again and again, cannot grow the file
+   * past it.
+   */
+  maxTotalBytes?: number | undefined;
 }
+
+/** Default of {@link SqliteStoreOptions.maxTotalBytes}. */
+export const DEFAULT_SQLITE_MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
 
 /** Diagnostic view of an open SQLite store; see {@link sqliteStoreInfo}. */
 export interface SqliteStoreInfo {
@@ -90,11 +101,14 @@ class SqliteEventLog implements EventLog {
   readonly #drop: (session: string, stream: string) => void;
   readonly #dropSession: (session: string) => void;
 
-  constructor(c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus, checkpointer: Checkpointer | undefined) {
+  constructor(
+    c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus,
+    checkpointer: Checkpointer | undefined, budget: SqliteBudget,
+  ) {
     this.#c = c;
     this.#owners = owners;
     this.#bus = bus;
-    this.#appender = new Appender(c, retention, now, owners, bus);
+    this.#appender = new Appender(c, retention, now, owners, bus, budget);
     if (checkpointer) {
       this.#appender.onCommit = (bytes) => checkpointer.wrote(bytes);
       this.#appender.holdOff = () => checkpointer.holding;
@@ -107,10 +121,12 @@ class SqliteEventLog implements EventLog {
     this.#drop = immediate((session: string, stream: string) => {
       c.st.deleteStreamBatches.run(session, stream);
       c.st.deleteStream.run(session, stream);
+      budget.dropped();
     });
     this.#dropSession = immediate((session: string) => {
       c.st.deleteSessionBatches.run(session);
       c.st.deleteSessionStreams.run(session);
+      budget.dropped();
     });
   }
 
@@ -244,6 +260,10 @@ function validate(options: SqliteStoreOptions): void {
     throw new RangeError(`sqliteStore: durability must be 'normal' or 'full', got ${JSON.stringify(d) ?? String(d)}`);
   }
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('sqliteStore: now must be a function');
+  const max = options.maxTotalBytes;
+  if (max !== undefined && !(typeof max === 'number' && max > 0)) {
+    throw new RangeError(`sqliteStore: maxTotalBytes must be a positive number of bytes, got ${String(max)}`);
+  }
 }
 
 const SYNCHRONOUS = ['off', 'normal', 'full', 'extra'] as const;
@@ -324,7 +344,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     durable: !memory,
     shared: false,
     sessions: new SqliteSessionStore(c, ownership),
-    log: new SqliteEventLog(c, retention, now, ownership, bus, checkpointer),
+    log: new SqliteEventLog(c, retention, now, ownership, bus, checkpointer, new SqliteBudget(options.maxTotalBytes ?? DEFAULT_SQLITE_MAX_TOTAL_BYTES)),
     ownership,
     bus,
     async close() {
