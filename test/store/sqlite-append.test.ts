@@ -3,22 +3,16 @@
  * together yet succeed or fail one by one, operations take effect in call order, a batch
  * is one row, and a miscounted `bytes` cannot corrupt what reads return.
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { tempFiles } from '../helpers/temp-files.js';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
 import { sqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite.js';
 import type { AppendNotice, LogEvent, Store, StreamInfo } from '../../src/store/types.js';
 
-const DIR = mkdtempSync(join(tmpdir(), 'mcpc-sqlite-append-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
-
-let files = 0;
-const tempPath = (): string => join(DIR, `append-${++files}.db`);
+const tempPath = ((files) => (): string => files.path('append'))(tempFiles('mcpc-sqlite-append-'));
 const REQUEST: StreamInfo = { kind: 'request', requestIds: ['1'] };
 
 /** Contiguous, chained events for one stream. */

@@ -4,20 +4,15 @@
  * rather than trim on a stale total; a reopened file over a smaller budget is trimmed on
  * its next commit.
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { tempFiles } from '../helpers/temp-files.js';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { DEFAULT_SQLITE_MAX_TOTAL_BYTES, sqliteStore } from '../../src/store/sqlite.js';
 import type { LogEvent, Store, StreamInfo } from '../../src/store/types.js';
 
-const DIR = mkdtempSync(join(tmpdir(), 'mcpc-sqlite-budget-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
-let files = 0;
-const tempPath = (): string => join(DIR, `budget-${++files}.db`);
+const tempPath = ((files) => (): string => files.path('budget'))(tempFiles('mcpc-sqlite-budget-'));
 const INFO: StreamInfo = { kind: 'request', requestIds: ['1'] };
 
 /** One stream's history as the test wrote it. */

@@ -1,8 +1,8 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { tempFiles } from '../helpers/temp-files.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -15,14 +15,10 @@ import type { LogEvent, SessionRecord, Store, StreamInfo } from '../../src/store
 import { storeContract } from './contract.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIR = mkdtempSync(join(tmpdir(), 'mcp-continuity-sqlite-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
-
-let files = 0;
+const files = tempFiles('mcp-continuity-sqlite-');
+const DIR = files.dir;
 /** A fresh database path inside the suite's temp dir. */
-function tempPath(tag = 'db'): string {
-  return join(DIR, `${tag}-${++files}.db`);
-}
+const tempPath = (tag = 'db'): string => files.path(tag);
 
 storeContract('sqlite', (o) => sqliteStore({ path: tempPath('contract'), ...o }));
 storeContract('sqlite :memory:', (o) => sqliteStore({ path: ':memory:', ...o }));
