@@ -9,6 +9,7 @@ import { OFF_HEAP_FROM, RUN_MAX_EVENTS, RUN_MAX_UNITS } from '../../src/store/me
 import { byteLength } from '../../src/protocol/utf8.js';
 import type { LogEvent, StreamInfo } from '../../src/store/types.js';
 import { storeContract } from './contract.js';
+import { waitFor } from '../helpers/wait.js';
 
 storeContract('memory', (o) => memoryStore(o));
 
@@ -42,9 +43,13 @@ describe('memory store: what it holds', () => {
       chain = (batch.at(-1) as LogEvent).chain;
       seq += batch.length;
     }
-    const grown = heap() - before;
-    // Kept until compaction, the 400 dead runs would hold ~12 MB.
-    assert.ok(grown < 2 * 1024 * 1024, `the log still holds ${(grown / 1024 / 1024).toFixed(1)} MiB after trimming to 10 events`);
+    // Kept until compaction, the 400 dead runs would hold ~12 MB. Collection can lag on a busy
+    // machine, so this collects again until the heap is back near its start (or the deadline).
+    let grown = 0;
+    await waitFor(
+      () => (grown = heap() - before) < 2 * 1024 * 1024,
+      () => `the log to shrink: it still holds ${(grown / 1024 / 1024).toFixed(1)} MiB after trimming to 10 events`,
+    );
     assert.equal((await store.log.read('S', 'st', 0, 100)).length, 10);
     await store.close();
   });
@@ -235,10 +240,18 @@ describe('memory store: the store-wide budget (maxTotalBytes)', () => {
       await store.log.append('S', name, events(seed, 0, [answer]));
       await store.log.closeStream('S', name);
     }
-    gc();
-    const after = process.memoryUsage();
-    const grown = after.arrayBuffers - before.arrayBuffers + (after.heapUsed - before.heapUsed);
-    assert.ok(grown < 2 * budget, `the store grew by ${(grown / 1024 / 1024).toFixed(1)} MiB with an 8 MiB budget`);
+    // Buffers are freed after the collection that finds them dead, off the main thread; on a busy
+    // machine that lags, so this collects again until the growth is within bounds (or the deadline).
+    let grown = 0;
+    await waitFor(
+      () => {
+        gc();
+        const after = process.memoryUsage();
+        grown = after.arrayBuffers - before.arrayBuffers + (after.heapUsed - before.heapUsed);
+        return grown < 2 * budget;
+      },
+      () => `the store to stay within twice its 8 MiB budget: it grew by ${(grown / 1024 / 1024).toFixed(1)} MiB`,
+    );
     // The newest answers are whole; the oldest were trimmed (a resume from them is refused, not lossy).
     assert.deepEqual((await store.log.read('S', (200).toString(36), 0, 10)).map((e) => e.payload), [answer]);
     const oldest = await store.log.head('S', '1');
