@@ -1,11 +1,18 @@
 /** Building HTTP responses: the one place refusals become status + JSON-RPC body. */
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError, type ErrorCode } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
 import type { RequestId } from '../protocol/jsonrpc.js';
 
+/**
+ * Codes whose message can carry a backend's own words (a Redis reply naming a script, a
+ * file path): a client gets the error table's message and the reason, never those words.
+ */
+const SERVER_SIDE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['store-unavailable', 'store-conflict', 'store-locked', 'internal-error']);
+
 /** A refusal as an HTTP response with a JSON-RPC error body. */
 export function refusal(error: ContinuityError, id: RequestId | null = null, headers?: Record<string, string>): Response {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: error.toJsonRpcError() });
+  const wire = SERVER_SIDE.has(error.code) ? new ContinuityError(error.code, undefined, error.detail) : error;
+  const body = JSON.stringify({ jsonrpc: '2.0', id, error: wire.toJsonRpcError() });
   const h: Record<string, string> = { [Header.ContentType]: 'application/json', ...headers };
   if (error.status === 405) h.allow = 'GET, POST, DELETE';
   return new Response(body, { status: error.status, headers: h });

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { ContinuityError } from '../../src/protocol/errors.js';
+import { refusal } from '../../src/server/http.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders, type Handshake, type RawResponse } from '../helpers/sse-client.js';
 import { assertRefusal, assertWebRefusal, joinId, splitId } from './refusal-assert.js';
@@ -409,3 +411,27 @@ async function readSse(res: Response): Promise<EventSourceMessage[]> {
   parser.feed(await res.text());
   return events;
 }
+
+describe('what a refusal tells the client about the server side', () => {
+  it("a store's or an internal error's own words stay on the server: the client gets the table's message, the reason and the detail", async () => {
+    const cases = [
+      new ContinuityError('store-unavailable', "Redis store unavailable (EVALSHA): OOM command not allowed, script: 5de01d, on @user_script:51.", { attempt: 3 }),
+      new ContinuityError('store-conflict', 'seq 7 after 9 in mcpc:{s}:stream:x'),
+      new ContinuityError('store-locked', 'Store file /var/lib/app/secret.db is in use'),
+      new ContinuityError('internal-error', 'TypeError at /srv/app/node_modules/x.js:1'),
+    ];
+    for (const error of cases) {
+      const response = refusal(error, 4);
+      const text = await response.text();
+      const body = JSON.parse(text) as { id: unknown; error: { message: string; data: Record<string, unknown> } };
+      assert.equal(response.status, error.status, error.code);
+      assert.equal(body.id, 4);
+      assert.equal(body.error.message, new ContinuityError(error.code).message, error.code);
+      assert.deepEqual(body.error.data, { ...error.detail, reason: error.code });
+      assert.doesNotMatch(text, /Redis|EVALSHA|script|mcpc:|secret|node_modules/, error.code);
+    }
+    // A refusal about the request itself keeps its specific message.
+    const bad = new ContinuityError('invalid-request', 'Invalid Request: a batch may not be empty');
+    assert.equal((JSON.parse(await refusal(bad).text()) as { error: { message: string } }).error.message, bad.message);
+  });
+});
