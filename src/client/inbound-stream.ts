@@ -178,6 +178,12 @@ export class InboundStream {
       // report that, not a generic "session invalid".
       throw new ContinuityError(reason, undefined, { status: response.status });
     }
+    if (response.status === 409 && lastEventId !== undefined) {
+      // Conflict on a resume, with no reason of ours: a server that has not yet seen the cut
+      // connection close still holds the stream. The session is fine; try again after the
+      // backoff (a request stream gives up after its attempts).
+      return undefined;
+    }
     const verdict = verifyReconnect(
       { sessionId: host.sessionId ?? '', epoch: host.epoch },
       { status: response.status, sessionId: response.headers.get(Header.SessionId), epoch: response.headers.get(Header.ReplayEpoch), reason },

@@ -181,6 +181,25 @@ for (const replayBoundary of [false, true]) {
   });
 }
 
+test('b. integer-ID server that answers the first resume with 409 (it still holds the cut stream): the client tries again, same session, every event once', { timeout: 5000 }, async () => {
+  const server = await startFaultyServer({ name: 'A', conflictResumes: 2 });
+  const h = await connectHarness(server.url);
+  try {
+    const session = h.transport.sessionId;
+    server.armCut({ after: 3, when: h.deliveredAtLeast(3) });
+    const result = await h.client.callTool({ name: 'count', arguments: { n: 10 } });
+    assert.equal(firstText(result), 'counted 10', 'the call completed across the cut');
+    assert.deepEqual(h.delivered.map((d) => d.index), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'all events, once, in order');
+    assert.deepEqual(server.gets(true).map((r) => [r.lastEventId, r.status]), [['3', 409], ['3', 409], ['3', 200]], 'refused twice, then resumed from the same cursor');
+    assert.deepEqual(h.reports, [], 'no divergence');
+    assert.equal(h.transport.sessionId, session, 'same session');
+    assert.equal(server.toolRuns, 1, 'the tool ran once');
+  } finally {
+    await h.close();
+    await server.close();
+  }
+});
+
 test('c. 2026-07-28-style stateless server: JSON only, no session, GET 405: works, no divergence, no GET loop', { timeout: 3000 }, async () => {
   const server = await startStatelessServer();
   const h = await connectHarness(server.url);

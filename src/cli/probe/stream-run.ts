@@ -9,6 +9,9 @@ import type { CheckContext } from './check.js';
 import { callTool, messages, payloadEvents, responseTo, sessionHeaders, type ProbeSession, type ToolPlan } from './session.js';
 import { exchange, type Exchange } from './wire.js';
 
+/** Waits before each new resume while the server answers 409 (it still holds the cut stream). */
+const CONFLICT_RETRY_MS = [50, 200, 500];
+
 /** What happened across one cut and resume. */
 export interface StreamRun {
   timeline: Timeline;
@@ -50,20 +53,31 @@ export async function cutAndResume(
   const cursor = withIds.at(-1)?.id;
   if (cursor === undefined) return { refusedCall: cut };
   await options.between?.();
-  const resume = await exchange(
-    {
-      method: 'GET',
-      url: options.resumeUrl ?? session.url,
-      headers: sessionHeaders(session, { [Header.LastEventId]: cursor }),
-      cutWhen: (events) => responseTo(events, id) !== undefined,
-      idleMs: Math.max(2000, ctx.intervalMs * 20),
-    },
-    ctx.timeoutMs + ctx.events * ctx.intervalMs,
-  );
+  const resumeOnce = (): Promise<Exchange> =>
+    exchange(
+      {
+        method: 'GET',
+        url: options.resumeUrl ?? session.url,
+        headers: sessionHeaders(session, { [Header.LastEventId]: cursor }),
+        cutWhen: (events) => responseTo(events, id) !== undefined,
+        idleMs: Math.max(2000, ctx.intervalMs * 20),
+      },
+      ctx.timeoutMs + ctx.events * ctx.intervalMs,
+    );
+  // A server that has not yet seen the cut connection close may still hold the stream and
+  // answer 409; a real client reconnects after a delay, so the probe does too before judging.
+  const conflicts: Exchange[] = [];
+  let resume = await resumeOnce();
+  for (const delayMs of CONFLICT_RETRY_MS) {
+    if (resume.status !== 409) break;
+    conflicts.push(resume);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    resume = await resumeOnce();
+  }
   const before = callKeys(cut.events);
   const after = resume.status === 200 ? callKeys(resume.events) : [];
   const ids = [...withIds, ...resume.events].map((e) => e.id).filter((x): x is string => x !== undefined && x !== '');
-  return { timeline: analyzeTimeline(expected, before, after), resume, cursor, ids, evidence: [cut.evidence, resume.evidence] };
+  return { timeline: analyzeTimeline(expected, before, after), resume, cursor, ids, evidence: [cut.evidence, ...conflicts.map((c) => c.evidence), resume.evidence] };
 }
 
 /** The `error.data.reason` (or message) of a JSON refusal, for the report. */

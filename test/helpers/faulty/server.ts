@@ -75,6 +75,11 @@ export interface FaultyServerOptions {
   junkEvents?: number;
   /** Delay between the events of a call, ms (default 0; after a cut: 3). */
   intervalMs?: number;
+  /**
+   * The first this many resumes (GET with a cursor) get 409 Conflict, as a server that has
+   * not yet seen the cut connection close answers while it still holds the stream.
+   */
+  conflictResumes?: number;
 }
 
 /** One request as the server saw it. */
@@ -119,6 +124,8 @@ export class FaultyServer {
   #hold: Promise<unknown> | undefined;
   readonly #standalone = new Set<http.ServerResponse>();
   #seq = 0;
+  /** Resumes refused with 409 so far (see {@link FaultyServerOptions.conflictResumes}). */
+  #conflicts = 0;
   #calls = 0;
   url!: URL;
   /** How many times the tool body ran (the side effect), across restarts. */
@@ -303,6 +310,10 @@ export class FaultyServer {
         return sessionHeader === undefined
           ? reply(400, rpcError(null, -32000, 'Bad Request: Mcp-Session-Id header is required'))
           : reply(404, rpcError(null, -32001, 'Session not found'));
+      }
+      if (lastEventId !== undefined && this.#conflicts < (this.#options.conflictResumes ?? 0)) {
+        this.#conflicts++;
+        return reply(409, rpcError(null, -32000, 'Conflict: Stream already has an active connection'));
       }
       seen.status = 200;
       openSse(res, { 'mcp-session-id': session });
