@@ -16,6 +16,11 @@
  * that no producer budget covers; an event appended at its start would otherwise wait for
  * all of them. {@link runOverdue}, called where requests and appends come in, runs the
  * queued work as soon as it has waited a budget.
+ *
+ * Producers waiting for a turn are resumed a few at a time ({@link MIN_PRODUCERS_AT_ONCE}
+ * and up, adapting to how much of the budget goes unused), not all at once, so that each
+ * stream's batch is large enough to be worth its writes; those not resumed in a turn go
+ * first in the next.
  */
 
 /** Producer time per event-loop turn, across all streams, ms. */
@@ -33,6 +38,11 @@ let starved: Array<() => void> = [];
 /** Reached their own bound. */
 let own: Array<() => void> = [];
 
+/** Has a producer started this turn's budget, and used it up by `now`? */
+function budgetSpent(now: number): boolean {
+  return budgetStart >= 0 && now - budgetStart >= TURN_BUDGET_MS;
+}
+
 function schedule(): void {
   if (scheduled) return;
   scheduled = true;
@@ -45,16 +55,39 @@ function runTasks(): void {
   for (const task of work) task();
 }
 
+/**
+ * Producers resumed at once at the start of a turn, at least. Resumed together, producers
+ * share the budget one event at a time, so with 32 of them each stream's batch held a few
+ * events, and every batch costs a store write, a socket write and a flush of its own.
+ * Fewer at once, each gets a larger batch; one that yields makes room for the next.
+ */
+export const MIN_PRODUCERS_AT_ONCE = 8;
+const MAX_RUNNING = 1 << 16;
+/** Producers resumed at once this turn: doubles while the budget goes unused, halves when it is spent. */
+let running = MIN_PRODUCERS_AT_ONCE;
+/** Producers due this turn and not yet resumed, in order. */
+let ready: Array<() => void> = [];
+
+function releaseNext(): void {
+  const next = ready.shift();
+  if (next) next();
+}
+
 function release(): void {
+  const spent = budgetSpent(performance.now());
+  // Producers left waiting while the budget went unused (the ones that ran finished early):
+  // let more run at once. A spent budget: fewer at once, each with a larger batch.
+  if (spent) running = Math.max(MIN_PRODUCERS_AT_ONCE, running / 2);
+  else if (ready.length > 0) running = Math.min(MAX_RUNNING, running * 2);
   scheduled = false;
   budgetStart = -1;
   runTasks();
-  const first = starved;
-  const then = own;
+  // Those left waiting last turn go first, then the starved, then those at their own bound.
+  ready = [...ready, ...starved, ...own];
   starved = [];
   own = [];
-  for (const resolve of first) resolve();
-  for (const resolve of then) resolve();
+  for (let i = 0; i < running && ready.length > 0; i++) releaseNext();
+  if (ready.length > 0) schedule();
 }
 
 /** Runs `task` on the next turn, before the producers waiting for it. */
@@ -90,5 +123,8 @@ export function turnBudgetSpent(): boolean {
  */
 export function nextTurn(isStarved: boolean): Promise<void> {
   schedule();
-  return new Promise((resolve) => (isStarved ? starved : own).push(resolve));
+  const yielded = new Promise<void>((resolve) => (isStarved ? starved : own).push(resolve));
+  // A producer done for this turn makes room for one that has not run yet, while the budget lasts.
+  if (ready.length > 0 && !budgetSpent(performance.now())) releaseNext();
+  return yielded;
 }

@@ -1,7 +1,7 @@
 /** The shared producer budget: a yield resolves on a later turn, and producers cut short by the budget go first. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { atNextTurn, nextTurn, runOverdue, TURN_BUDGET_MS, turnBudgetSpent } from '../../src/server/turns.js';
+import { atNextTurn, MIN_PRODUCERS_AT_ONCE, nextTurn, runOverdue, TURN_BUDGET_MS, turnBudgetSpent } from '../../src/server/turns.js';
 
 describe('turn budget', () => {
   it('a fresh turn has budget left; a yield resolves after the work queued for the next turn', async () => {
@@ -54,5 +54,35 @@ describe('turn budget', () => {
     turnBudgetSpent();
     assert.deepEqual(ran, ['flush']);
     await nextTurn(false);
+  });
+  it('a turn resumes a few producers at once; one that yields makes room for the next while the budget lasts; the rest go first next turn', async () => {
+    // This file's process starts with the fewest at once (the number adapts only when
+    // producers are left waiting, which no test above does).
+    await nextTurn(false);
+    const K = MIN_PRODUCERS_AT_ONCE;
+    const resumed: number[] = [];
+    const order: string[] = [];
+    const waits = Array.from({ length: K + 2 }, (_, i) =>
+      nextTurn(false).then(() => {
+        resumed.push(i);
+        if (i === K + 1) order.push('left over');
+      }),
+    );
+    await waits[0];
+    assert.deepEqual(resumed, Array.from({ length: K }, (_, i) => i), 'the first K, not all');
+    // One of them is done for this turn: the next waiting producer runs now.
+    const yielded = nextTurn(false).then(() => void order.push('yielded'));
+    await waits[K];
+    assert.deepEqual(resumed, Array.from({ length: K + 1 }, (_, i) => i), 'one more, in this turn');
+    // The budget spent: a producer that yields now makes room for no one.
+    turnBudgetSpent();
+    const start = performance.now();
+    while (performance.now() - start < TURN_BUDGET_MS) { /* busy: the clock passes the budget */ }
+    assert.equal(turnBudgetSpent(), true);
+    const starved = nextTurn(true).then(() => void order.push('starved'));
+    for (let i = 0; i < 10; i++) await null;
+    assert.equal(resumed.includes(K + 1), false, 'the last waits for the next turn');
+    await Promise.all([yielded, starved, waits[K + 1]]);
+    assert.deepEqual(order, ['left over', 'starved', 'yielded'], 'left over first, then the starved, then the rest');
   });
 });
