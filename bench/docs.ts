@@ -132,6 +132,15 @@ ${bigNote}
   A smaller turn budget (0.5–1 ms) lowered the latency median at 1 and 10
   sessions but cost throughput at 100, and moved the p99 within the noise of these
   machines; the budget stays at 2 ms.
+- **Producers resume a few at a time.** Resumed all at once, the producers waiting for a
+  turn share its budget one event at a time (each \`await\` of a send lets the next one
+  run), so with 32 or 100 sessions each stream's batch held a handful of events and paid a
+  store write, a socket write and a flush of its own. They now resume 8 at a time (more
+  while the budget goes unused, so short calls are not held back), each that yields making
+  room for the next; those left go first next turn. In one run against the same build
+  without it, 100 B: 100 sessions +52% events/s on memory and +24% on SQLite, with the
+  latency p99 down from 12 to 9.7 and from 15.6 to 9.4 ms; 32 sessions +9–11%; 1,000
+  sessions even.
 - **SQLite writes one row per batch.** The endpoint group-commits, so one append carries a
   turn's events; the store writes them as one row (schema version 3), and runs WAL
   checkpoints on a worker thread so no checkpoint copy or fsync stalls the event loop. The
