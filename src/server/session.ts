@@ -54,6 +54,8 @@ export class Session implements StreamHost, TransportOwner {
   readonly #requests: RequestTable;
   readonly #names: StreamNames;
   #initializeKey: string | undefined;
+  /** The SDK refused to initialize: the session ends once that answer is written. */
+  #refused: { stream: OutboundStream | undefined } | undefined;
   /** Responses nobody waits for (the replayed initialize of a rehydration). */
   readonly #swallow = new Map<string, () => void>();
   #terminated = false;
@@ -363,9 +365,13 @@ export class Session implements StreamHost, TransportOwner {
         return swallow();
       }
       if (key === this.#initializeKey) await this.#onInitializeResponse(message);
-      if (this.#requests.resolveJson(key, message)) return;
+      if (this.#requests.resolveJson(key, message)) {
+        if (this.#refused) this.#endRefused();
+        return;
+      }
       const stream = this.#requests.stream(key);
       if (!stream) throw new ContinuityError('internal-error', `No open request ${key} to answer`);
+      if (this.#refused) this.#refused.stream = stream;
       let payload = JSON.stringify(message);
       let bytes = utf8Length(payload);
       if (bytes > this.#deps.limits.maxEventBytes) {
@@ -408,6 +414,7 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   onStreamComplete(stream: OutboundStream): void {
+    if (this.#refused?.stream === stream) this.#endRefused();
     this.#streams.delete(stream.name);
     const drop = this.#names.completed(stream.name);
     if (drop !== undefined) void this.log.dropStream(this.sessionId, drop).catch(this.#report);
@@ -432,9 +439,15 @@ export class Session implements StreamHost, TransportOwner {
       this.record.protocolVersion = version;
       await this.#deps.store.sessions.put(this.record, this.fence);
     } else {
-      // The SDK refused to initialize: the session must not outlive the answer.
-      setImmediate(() => void this.terminate().catch(this.#report));
+      // The SDK refused to initialize: the session must not outlive the answer, but the
+      // answer goes out first (ended at once, the client would get an empty 200 stream).
+      this.#refused = { stream: undefined };
     }
+  }
+
+  #endRefused(): void {
+    this.#refused = undefined;
+    setImmediate(() => void this.terminate().catch(this.#report));
   }
 
   #newSink(counted = false): SseSink {

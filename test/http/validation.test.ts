@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders, type Handshake, type RawResponse } from '../helpers/sse-client.js';
 import { assertRefusal, splitId } from './refusal-assert.js';
-import { within } from '../helpers/wait.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' } as const;
 
@@ -243,6 +243,28 @@ describe('sessions and protocol versions', () => {
     // The session survived the refused DELETEs.
     const ok = await send(f.url, { body: simpleText(), headers: sessionHeaders(h) });
     assert.equal(ok.status, 200);
+  });
+
+  it('an initialize the SDK refuses (invalid params) is answered with its error, and leaves no session', async () => {
+    for (const jsonResponse of [false, true]) {
+      const g = await startFixture({ jsonResponse });
+      try {
+        for (const params of [{ protocolVersion: 5, capabilities: 'x', clientInfo: null }, undefined]) {
+          const res = await send(g.url, { body: { jsonrpc: '2.0', id: 41, method: 'initialize', ...(params ? { params } : {}) } });
+          assert.equal(res.status, 200, res.text);
+          const answers = jsonResponse ? [res.json() as Record<string, unknown>] : messages(res.events);
+          assert.equal(answers.length, 1, `one answer (${jsonResponse ? 'JSON' : 'SSE'}): ${res.text}`);
+          assert.equal(answers[0]?.id, 41);
+          assert.ok(answers[0]?.error, `an error: ${res.text}`);
+          await waitFor(() => g.endpoint.sessionCount === 0, 'the refused session to end');
+          const id = header(res, 'mcp-session-id');
+          assert.ok(id);
+          assertRefusal(await send(g.url, { body: simpleText(), headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' } }), 'session-not-found', 'the refused session');
+        }
+      } finally {
+        await g.close();
+      }
+    }
   });
 
   it('the initialize response carries Mcp-Session-Id (≥ 128 bits, visible ASCII) and X-MCP-Replay-Epoch', async () => {
