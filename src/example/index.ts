@@ -12,7 +12,8 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerTools } from './tools/index.js';
 
-export { EMIT_MAX_BYTES, EMIT_MAX_COUNT, EMIT_MAX_INTERVAL_MS } from './tools/index.js';
+export { EMIT_MAX_BYTES, EMIT_MAX_COUNT, EMIT_MAX_INTERVAL_MS, EMIT_MAX_TOTAL_BYTES } from './tools/index.js';
+export { MAX_SUBSCRIPTIONS } from './resources.js';
 export { WATCHED_RESOURCE_URI } from './resources.js';
 
 /** Options for {@link createExampleServer}. */

@@ -1,9 +1,18 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { PIXEL_PNG_BASE64, PNG_MIME_TYPE } from './media.js';
 
 /** URI of the one resource whose content changes (see `update_watched_resource`). */
 export const WATCHED_RESOURCE_URI = 'test://watched-resource';
+
+/** Subscriptions one session may hold: each is kept in memory for the session's life. */
+export const MAX_SUBSCRIPTIONS = 100;
+
+/** The spec's code for an unknown resource. */
+const RESOURCE_NOT_FOUND = -32002;
+
+const STATIC_URIS = new Set(['test://static-text', 'test://static-binary', WATCHED_RESOURCE_URI]);
+const TEMPLATE_URI = /^test:\/\/template\/[^/]{1,256}\/data$/;
 
 /**
  * Registers the example's resources (conformance `resources-*` scenarios):
@@ -70,11 +79,18 @@ export function registerResources(server: McpServer): void {
     (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Watched resource, revision ${revision}.` }] }),
   );
 
-  // One McpServer serves one session, so a plain set is the session's subscriptions.
+  // One McpServer serves one session, so a plain set is the session's subscriptions. Only
+  // resources that exist, and boundedly many: each subscription is held until the session
+  // ends, and a client could otherwise grow the set (up to a request body a URI) without end.
   const subscriptions = new Set<string>();
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
-    subscriptions.add(request.params.uri);
+    const { uri } = request.params;
+    if (!STATIC_URIS.has(uri) && !TEMPLATE_URI.test(uri)) throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri: uri.slice(0, 256) });
+    if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new McpError(ErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} resource subscriptions per session`, { limit: MAX_SUBSCRIPTIONS });
+    }
+    subscriptions.add(uri);
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {

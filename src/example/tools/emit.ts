@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestLogger } from '../logging.js';
 
 /** Upper bound on `count`, so one call cannot run unbounded. */
@@ -8,6 +9,12 @@ export const EMIT_MAX_COUNT = 100_000;
 
 /** Upper bound on `bytes` (1 MiB): the padding of a single notification. */
 export const EMIT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Upper bound on `count × bytes` (256 MiB of padding): each bound alone still let one call
+ * produce 100 GiB, hours of serialization, logging and (on SQLite) disk writes.
+ */
+export const EMIT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
 
 /** Upper bound on `intervalMs` (one minute between steps). */
 export const EMIT_MAX_INTERVAL_MS = 60_000;
@@ -69,6 +76,9 @@ export function registerEmitTool(server: McpServer, logs: RequestLogger): void {
       outputSchema: emitOutput,
     },
     async ({ count, intervalMs, bytes }, extra) => {
+      if (count * bytes > EMIT_MAX_TOTAL_BYTES) {
+        throw new McpError(ErrorCode.InvalidParams, `count × bytes is at most ${EMIT_MAX_TOTAL_BYTES} (256 MiB)`, { limit: EMIT_MAX_TOTAL_BYTES });
+      }
       const progressToken = extra._meta?.progressToken;
       // One shared string: the padding is built once, not once per notification.
       const pad = 'x'.repeat(bytes);

@@ -7,7 +7,7 @@ import { registerJsonSchemaTool } from './json-schema.js';
 import { registerNotificationTools } from './notifications.js';
 import { registerSamplingTools } from './sampling.js';
 
-export { EMIT_MAX_BYTES, EMIT_MAX_COUNT, EMIT_MAX_INTERVAL_MS } from './emit.js';
+export { EMIT_MAX_BYTES, EMIT_MAX_COUNT, EMIT_MAX_INTERVAL_MS, EMIT_MAX_TOTAL_BYTES } from './emit.js';
 
 /** Registers every tool of the example server. */
 export function registerTools(server: McpServer, logs: RequestLogger): void {
