@@ -13,6 +13,11 @@ export interface EventSink {
   close(): void;
   /** Drops what is queued and ends the reader at once (it lags, or was taken over). */
   cut(): void;
+  /**
+   * A newer reader took this one's stream over. A reader that is keeping up is ended
+   * normally; one with bytes still queued (a connection that may be dead) is cut.
+   */
+  takenOver(): void;
 }
 
 /** The part of a WebSocket the core needs; the Node adapter wraps `ws` in it. */
@@ -79,6 +84,10 @@ export class SocketSink implements EventSink {
   }
 
   cut(): void {
+    this.close();
+  }
+
+  takenOver(): void {
     this.close();
   }
 

@@ -240,8 +240,8 @@ export class OutboundStream {
    * log in pages, then switches it to live delivery. A previous reader is taken over (closed).
    */
   async attach(sink: EventSink, afterSeq: number): Promise<void> {
-    // Taken over: the old reader's queued bytes are dropped now, not when its socket drains.
-    if (this.#sink && this.#sink !== sink) this.#sink.cut();
+    // Taken over: a lagging old reader's queued bytes are dropped now, not when its socket drains.
+    if (this.#sink && this.#sink !== sink) this.#sink.takenOver();
     this.#sink = sink;
     this.#sinkSeq = afterSeq;
     this.#catchingUp = true;

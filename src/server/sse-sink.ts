@@ -154,6 +154,17 @@ export class SseSink implements EventSink {
   }
 
   /**
+   * A newer reader took this one's stream over. Caught up, it ends normally: a client that
+   * opened two readers (some do, racing at connect) then keeps one. Reconnecting after an
+   * error, each would take the other over, once a retry interval, for as long as they live.
+   * With bytes still queued it may be a dead connection, the reason takeovers exist: cut.
+   */
+  takenOver(): void {
+    if (this.queuedBytes === 0) this.close();
+    else this.cut();
+  }
+
+  /**
    * Cuts the reader off (it lags, or a newer reader took its stream over): the queued
    * bytes are dropped now and the body errors, so the adapter destroys the connection.
    * Nothing is lost: everything written was logged first; the client resumes from its cursor.

@@ -111,6 +111,35 @@ describe('SSE sink, written directly by the Node adapter', () => {
     assert.equal(sink.ended, false);
   });
 
+  it('takenOver(): a reader with bytes still queued is cut (socket destroyed); one keeping up ends normally', async () => {
+    for (const lagging of [true, false]) {
+      const ends = { count: 0 };
+      const sink = new SseSink({ maxBufferedBytes: 64 << 20, keepAliveMs: 0, onEnd: () => ends.count++ });
+      const s = await serveSink(sink, ends);
+      const c = client(s.port, lagging);
+      cleanup.push(() => {
+        c.socket.destroy();
+        s.server.close();
+      });
+      const res = await s.res;
+      let i = 0;
+      if (lagging) {
+        await waitFor(() => {
+          sink.write([event(i++, 50_000)]);
+          return sink.queuedBytes > 0;
+        }, 'bytes queued in the response');
+      } else {
+        sink.write([event(1)]);
+        await waitFor(() => c.text().includes('data: 1:') && sink.queuedBytes === 0, 'the reader caught up');
+      }
+      sink.takenOver();
+      assert.equal(sink.ended, true);
+      await within(c.closed.then(() => s.written), 'the connection to end');
+      if (lagging) assert.equal(res.destroyed && !res.writableFinished, true, 'cut: destroyed before the response finished');
+      else assert.equal(res.writableFinished, true, 'ended normally: the response finished');
+    }
+  });
+
   it('the client leaves: the sink ends (onEnd) and writeResponse settles', async () => {
     const ends = { count: 0 };
     const sink = new SseSink({ maxBufferedBytes: 1 << 20, keepAliveMs: 0, onEnd: () => ends.count++ });

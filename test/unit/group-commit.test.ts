@@ -61,6 +61,7 @@ function collectingSink(): EventSink & { events: Array<{ id: string; data: strin
     drained: () => Promise.resolve(),
     close() {},
     cut() {},
+    takenOver() {},
   };
 }
 
