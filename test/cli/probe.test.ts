@@ -141,6 +141,32 @@ test('probe: bad arguments get one line and exit 2; an unreachable server one li
   assert.match(r.stderr.trim(), /^mcp-continuity: cannot reach .*ECONNREFUSED; is the server running\?$/);
 });
 
+test('a URL that is not an MCP endpoint: the answer it gave, in words (not just "HTTP 200")', async (t) => {
+  const { createServer } = await import('node:http');
+  const bodies: Record<string, [string, string]> = {
+    '/page': ['text/html', '<html>hello</html>'],
+    '/garbage': ['text/event-stream', 'data: {not json\n\n'],
+    '/refuses': ['application/json', '{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"no thanks"}}'],
+  };
+  const server = createServer((req, res) => {
+    const [type, body] = bodies[req.url ?? ''] ?? ['text/plain', ''];
+    res.writeHead(200, { 'content-type': type }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const expected: Record<string, RegExp> = {
+    '/page': /initialize failed with HTTP 200 but text\/html, neither JSON nor an SSE stream: is this the MCP endpoint/,
+    '/garbage': /initialize failed with HTTP 200 SSE, but no initialize result in 1 event \(stream ended\); first data: "\{not json"/,
+    '/refuses': /initialize failed with an error from the server: \{"code":-32600,"message":"no thanks"\}/,
+  };
+  for (const [path, pattern] of Object.entries(expected)) {
+    const r = await runCli(['probe', `${base}${path}`]);
+    assert.equal(r.code, 1, path);
+    assert.match(r.stderr, pattern, path);
+  }
+});
+
 test('--header: a server behind a bearer token is probed with it on every request', { timeout: 60_000 }, async (t) => {
   const { createServer } = await import('node:http');
   const { createEndpoint } = await import('../../src/server/index.js');

@@ -60,12 +60,9 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
     },
     target.timeoutMs,
   );
-  const message = init.json ?? init.events.map(messageOf).find((m) => m !== undefined && 'result' in m);
+  const message = init.json ?? init.events.map(messageOf).find((m) => m !== undefined && ('result' in m || 'error' in m));
   const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string } } } | undefined)?.result;
-  if (init.status !== 200 || !result) {
-    const body = init.json === undefined ? '' : `: ${JSON.stringify(init.json).slice(0, 160)}`;
-    throw new Error(`initialize failed with HTTP ${init.status}${body}`);
-  }
+  if (init.status !== 200 || !result) throw new Error(`initialize failed with ${whyNoResult(init, message)}`);
   const session: ProbeSession = {
     url,
     id: init.headers.get(Header.SessionId) ?? undefined,
@@ -78,6 +75,24 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
   };
   await exchange({ method: 'POST', url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', method: 'notifications/initialized' } }, target.timeoutMs);
   return session;
+}
+
+/** What an initialize answer lacked, in words: the status, the media type, or the message. */
+function whyNoResult(init: Exchange, message: unknown): string {
+  const type = init.headers.get('content-type') ?? 'no Content-Type';
+  if (init.status !== 200) {
+    const body = init.json === undefined ? '' : `: ${JSON.stringify(init.json).slice(0, 160)}`;
+    return `HTTP ${init.status} (${type})${body}`;
+  }
+  if (init.ended === 'not-sse' && init.json === undefined) {
+    return `HTTP 200 but ${type}, neither JSON nor an SSE stream: is this the MCP endpoint (a Streamable HTTP URL, usually ending in /mcp)?`;
+  }
+  if (message !== undefined && typeof message === 'object' && message !== null && 'error' in message) {
+    return `an error from the server: ${JSON.stringify((message as { error: unknown }).error).slice(0, 160)}`;
+  }
+  if (init.json !== undefined) return `HTTP 200, but JSON that is not an initialize result: ${JSON.stringify(init.json).slice(0, 160)}`;
+  const events = init.events.length;
+  return `HTTP 200 SSE, but no initialize result in ${events} event${events === 1 ? '' : 's'} (stream ${init.ended === 'idle' ? 'went silent' : 'ended'})${events > 0 ? `; first data: ${JSON.stringify(init.events[0]?.data.slice(0, 120))}` : ''}`;
 }
 
 /** The headers every request of `session` carries. */
