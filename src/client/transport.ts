@@ -315,12 +315,25 @@ export class ContinuityClientTransport implements InboundHost {
       void this.#run(stream, response).finally(release);
       return true;
     }
+    const id = 'method' in message && 'id' in message ? message.id : undefined;
     if (type.includes('application/json')) {
-      const body = (await response.json()) as JsonRpcMessage | JsonRpcMessage[];
-      for (const m of Array.isArray(body) ? body : [body]) this.deliver(m);
+      const text = await response.text();
+      let body: JsonRpcMessage | JsonRpcMessage[];
+      try {
+        body = JSON.parse(text) as JsonRpcMessage | JsonRpcMessage[];
+      } catch {
+        throw new ContinuityError('response-invalid', `HTTP ${response.status} application/json that does not parse: ${JSON.stringify(text.slice(0, 120))}`);
+      }
+      const messages = Array.isArray(body) ? body : [body];
+      // Without its answer the request would wait for the caller's timeout; say why now.
+      if (id !== undefined && !messages.some((m) => typeof m === 'object' && m !== null && !('method' in m) && 'id' in m && m.id === id)) {
+        throw new ContinuityError('response-invalid', `HTTP ${response.status} JSON without the answer to request ${JSON.stringify(id)}: ${JSON.stringify(text.slice(0, 120))}`);
+      }
+      for (const m of messages) this.deliver(m);
       return false;
     }
     await response.body.cancel();
+    if (id !== undefined) throw new ContinuityError('response-invalid', `HTTP ${response.status} with Content-Type ${type === '' ? '(none)' : type}: neither JSON nor an SSE stream (is this the MCP endpoint?)`);
     return false;
   }
 

@@ -64,6 +64,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'reader-cut': [503, -32000, true],
   'inbound-event-too-large': [502, -32603, false],
   'divergence-limit': [502, -32002, false],
+  'response-invalid': [502, -32603, false],
 };
 
 /** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */
