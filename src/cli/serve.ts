@@ -22,7 +22,7 @@ export const DEFAULT_STORE = 'sqlite:./mcp-continuity.db';
 export function openStore(spec: string): Store {
   if (spec === 'memory') return memoryStore();
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteStore({ path: spec.slice('sqlite:'.length) });
-  throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory or sqlite:PATH`);
+  throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`);
 }
 
 /** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */

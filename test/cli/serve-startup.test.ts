@@ -70,7 +70,7 @@ test('a read-only SQLite file fails at startup instead of serving 503s', async (
   assert.match(oneLine(r.stderr), /read-only; make it writable/);
 });
 
-test('flags: --port "" is an error, --version prints it, unknown flags hint at usage, serve --help shows every flag', async () => {
+test('flags: --port "" is an error, --version prints it, unknown flags and stores hint at usage, serve --help shows every flag', async () => {
   const empty = await runCli(['serve', '--port', '']);
   assert.equal(empty.code, 2);
   assert.match(oneLine(empty.stderr), /--port must be an integer/);
@@ -80,6 +80,9 @@ test('flags: --port "" is an error, --version prints it, unknown flags hint at u
   const unknown = await runCli(['serve', '--frobnicate']);
   assert.equal(unknown.code, 2);
   assert.match(oneLine(unknown.stderr), /unknown option '--frobnicate'.*mcp-continuity serve --help/);
+  const store = await runCli(['serve', '--store', 'postgres://x']);
+  assert.equal(store.code, 2);
+  assert.match(oneLine(store.stderr), /Unknown store "postgres:\/\/x": expected memory, sqlite:PATH, redis:\/\/HOST:PORT.*redis-cluster:\/\//);
   const command = await runCli(['frobnicate']);
   assert.equal(command.code, 2);
   assert.match(oneLine(command.stderr), /unknown command.*mcp-continuity --help/);
