@@ -40,6 +40,17 @@ export interface EndpointLimits {
   maxInFlightPerSession?: number | undefined;
   /** Bytes queued for one slow SSE reader before it is cut; it can resume from the log (default 8 MiB). */
   maxBufferedBytes?: number | undefined;
+  /**
+   * Bytes queued for all SSE readers of the process together (default 256 MiB): past it, a
+   * reader that is behind is cut (it resumes from the log); one keeping up is not.
+   */
+  maxBufferedBytesTotal?: number | undefined;
+  /**
+   * An SSE reader with bytes queued that has not once emptied its queue in this long, ms,
+   * is cut (it resumes from the log); a response that ended with bytes queued gets as long
+   * before its connection is closed (default 60 s).
+   */
+  readerStallMs?: number | undefined;
   /** Idle time after which a session without a live reader expires, ms (default 30 min). */
   sessionIdleMs?: number | undefined;
   /** Events read from the store per replay page (default 512); a page is also bounded to about 64 KiB. */
@@ -119,6 +130,8 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   maxStreamsPerSession: 1_000,
   maxInFlightPerSession: 1_000,
   maxBufferedBytes: 8 * 1024 * 1024,
+  maxBufferedBytesTotal: 256 * 1024 * 1024,
+  readerStallMs: 60_000,
   sessionIdleMs: 30 * 60 * 1000,
   replayPageSize: 512,
   passivateAfterMs: 60_000,

@@ -104,6 +104,8 @@ export class RemoteSession {
     const ends: { stop?: () => void; unwatch?: () => void } = {};
     const sink = new SseSink({
       maxBufferedBytes: limits.maxBufferedBytes,
+      maxBufferedBytesTotal: limits.maxBufferedBytesTotal,
+      stallMs: limits.readerStallMs,
       keepAliveMs,
       onEnd: () => {
         ends.stop?.();

@@ -19,13 +19,13 @@ export function isFenced(error: unknown): boolean {
  */
 export async function postResponse(
   session: { readonly sessionId: string; readonly epoch: string },
-  maxBufferedBytes: number,
+  bounds: { maxBufferedBytes: number; maxBufferedBytesTotal: number; readerStallMs: number },
   keepAliveMs: number,
   accept: (attach: (stream: OutboundStream) => void) => Promise<Accepted>,
 ): Promise<Response> {
   let sink: SseSink | undefined;
   const accepted = await accept((stream) => {
-    sink = new SseSink({ maxBufferedBytes, keepAliveMs });
+    sink = new SseSink({ maxBufferedBytes: bounds.maxBufferedBytes, maxBufferedBytesTotal: bounds.maxBufferedBytesTotal, stallMs: bounds.readerStallMs, keepAliveMs });
     void stream.attach(sink, 0);
   });
   if (accepted.kind === 'accepted') return new Response(null, { status: 202 });

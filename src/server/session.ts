@@ -142,7 +142,7 @@ export class Session implements StreamHost, TransportOwner {
   /** Handles the messages of one POST (already validated by the endpoint). */
   post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
     const extra = messageExtra(request, context.authInfo, () => this.#standalone.closeReader(this.#retry));
-    return postResponse(this, this.#deps.limits.maxBufferedBytes, this.#deps.keepAliveMs, (attach) => this.accept(messages, extra, batch, attach));
+    return postResponse(this, this.#deps.limits, this.#deps.keepAliveMs, (attach) => this.accept(messages, extra, batch, attach));
   }
 
   /**
@@ -452,6 +452,6 @@ export class Session implements StreamHost, TransportOwner {
 
   #newSink(counted = false): SseSink {
     const { limits: l, keepAliveMs } = this.#deps; // a GET reader (`counted`) is bounded by maxReadersPerSession
-    return this.#readers.open({ maxBufferedBytes: l.maxBufferedBytes, keepAliveMs }, counted ? l.maxReadersPerSession : undefined);
+    return this.#readers.open({ maxBufferedBytes: l.maxBufferedBytes, maxBufferedBytesTotal: l.maxBufferedBytesTotal, stallMs: l.readerStallMs, keepAliveMs }, counted ? l.maxReadersPerSession : undefined);
   }
 }

@@ -41,6 +41,24 @@ export interface DirectPort {
   onClose(listener: () => void): void;
 }
 
+/** Default of {@link SseSinkOptions.maxBufferedBytesTotal} (256 MiB). */
+export const DEFAULT_MAX_BUFFERED_BYTES_TOTAL = 256 * 1024 * 1024;
+
+/** Default of {@link SseSinkOptions.stallMs} (60 s). */
+export const DEFAULT_READER_STALL_MS = 60_000;
+
+/**
+ * Bytes queued for readers in this process, as each sink last counted its own queue (on
+ * each write, each drain and its end). Process-wide, since memory is: two endpoints in one
+ * process share it, each checking it against its own bound.
+ */
+let totalQueued = 0;
+
+/** Bytes queued for all SSE readers of this process (as last counted). */
+export function queuedForReaders(): number {
+  return totalQueued;
+}
+
 /** Body stream → its sink, so an adapter can find the sink behind a `Response`. */
 const SINKS = new WeakMap<ReadableStream<Uint8Array>, SseSink>();
 
@@ -51,6 +69,20 @@ export function sseSinkOf(body: ReadableStream<Uint8Array> | null): SseSink | un
 
 export interface SseSinkOptions {
   maxBufferedBytes: number;
+  /**
+   * Bytes queued for all readers of the process together before a reader that is behind is
+   * cut (default {@link DEFAULT_MAX_BUFFERED_BYTES_TOTAL}): the per-reader bound alone
+   * multiplies by the number of readers, which clients choose. A reader keeping up is never
+   * cut by it.
+   */
+  maxBufferedBytesTotal?: number | undefined;
+  /**
+   * A reader with bytes queued that empties its queue not once in this long, ms, is cut
+   * (default {@link DEFAULT_READER_STALL_MS}); a response that ended with bytes still
+   * queued gets as long to take them before its connection is closed. Without it a client
+   * that stops reading pins what was queued for it for as long as its connection lives.
+   */
+  stallMs?: number | undefined;
   keepAliveMs: number;
   /** Called once when the sink ends for any reason (client gone, cut, closed). */
   onEnd?: ((sink: SseSink) => void) | undefined;
@@ -66,20 +98,33 @@ export class SseSink implements EventSink {
   readonly #options: SseSinkOptions;
   /** Set by {@link attach}: writes go straight to the response. */
   #port: DirectPort | undefined;
+  /** This sink's share of {@link totalQueued}. */
+  #counted = 0;
+  readonly #maxTotal: number;
+  readonly #stallMs: number;
+  /** When the queue was last empty (a drain, a pull, a write into an empty queue). */
+  #emptyAt = performance.now();
+  /** Ended with bytes queued: the connection is closed if they are not taken in time. */
+  #lingering: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: SseSinkOptions) {
     this.#options = options;
+    this.#maxTotal = options.maxBufferedBytesTotal ?? DEFAULT_MAX_BUFFERED_BYTES_TOTAL;
+    this.#stallMs = options.stallMs ?? DEFAULT_READER_STALL_MS;
     this.body = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           this.#controller = controller;
         },
         pull: () => {
+          this.#emptyAt = performance.now();
+          this.#count();
           this.#wake();
         },
         cancel: () => {
           // The client went away (the adapter cancels the body on socket close).
           this.#end();
+          this.#release();
         },
       },
       // Count bytes so desiredSize tells how far the socket lags.
@@ -115,9 +160,16 @@ export class SseSink implements EventSink {
   attach(port: DirectPort): void {
     if (this.#ended || this.#port) throw new ContinuityError('internal-error', 'An SSE sink can be attached once, while open');
     this.#port = port;
-    port.onDrain(() => this.#wake());
+    port.onDrain(() => {
+      this.#emptyAt = performance.now();
+      this.#count(port.queuedBytes);
+      this.#wake();
+    });
     // The client went away, or the response finished.
-    port.onClose(() => this.#end());
+    port.onClose(() => {
+      this.#end();
+      this.#release();
+    });
   }
 
   /**
@@ -145,7 +197,18 @@ export class SseSink implements EventSink {
   close(): void {
     if (this.#ended) return;
     this.#end();
-    if (this.#port) return this.#port.end();
+    const port = this.#port;
+    if (port) {
+      const queued = port.queuedBytes;
+      if (queued > 0) {
+        // Still counted until the socket takes it; a client that never does is let go.
+        this.#count(queued);
+        this.#lingering = setTimeout(() => port.destroy(), Math.max(0, this.#stallMs - (performance.now() - this.#emptyAt)));
+        this.#lingering.unref?.();
+      } else this.#release();
+      return port.end();
+    }
+    this.#release();
     try {
       this.#controller.close();
     } catch {
@@ -172,6 +235,7 @@ export class SseSink implements EventSink {
   cut(): void {
     if (this.#ended) return;
     this.#end();
+    this.#release();
     if (this.#port) return this.#port.destroy();
     try {
       this.#controller.error(new ContinuityError('reader-cut'));
@@ -185,31 +249,63 @@ export class SseSink implements EventSink {
     const port = this.#port;
     if (port) {
       const queued = port.queuedBytes;
-      // The same rule as below, on what the response holds.
-      if (queued > 0 && queued + text.length > this.#options.maxBufferedBytes) {
+      // The same rules as below, on what the response holds.
+      if (queued === 0) this.#emptyAt = performance.now();
+      else if (this.#over(queued, text.length)) {
         this.cut();
         return false;
       }
       port.write(text);
+      // What the socket had not taken since the last write: Node signals no drain after a
+      // write that stayed under its high-water mark, so counting this write would leave it
+      // counted after it went out.
+      this.#count(queued);
       return true;
     }
     const chunk = encoder.encode(text);
     const queued = this.queuedBytes;
-    // Checked before queueing: a lagging reader never holds more than the bound. One
-    // write into an empty queue always goes, so an event larger than the bound still
-    // reaches a reader that keeps up.
-    if (queued > 0 && queued + chunk.byteLength > this.#options.maxBufferedBytes) {
+    // Checked before queueing: a lagging reader never holds more than the bound, and all
+    // lagging readers together not much more than theirs. One write into an empty queue
+    // always goes, so an event larger than the bound still reaches a reader that keeps up.
+    if (queued === 0) this.#emptyAt = performance.now();
+    else if (this.#over(queued, chunk.byteLength)) {
       this.cut();
       return false;
     }
     this.#controller.enqueue(chunk);
+    this.#count(queued + chunk.byteLength);
     return true;
+  }
+
+  /**
+   * Is a reader with `queued` bytes behind past a bound with `adding` more: its own, all
+   * readers' together, or the time it may go without emptying its queue? (Checked on every
+   * write, keep-alives included, so a stalled reader is cut within a keep-alive interval.)
+   */
+  #over(queued: number, adding: number): boolean {
+    return queued + adding > this.#options.maxBufferedBytes
+      || totalQueued - this.#counted + queued + adding > this.#maxTotal
+      || performance.now() - this.#emptyAt > this.#stallMs;
+  }
+
+  /** Counts this sink's queue (`queued`, or as it is now) into the process's total. */
+  #count(queued: number = this.queuedBytes): void {
+    totalQueued += queued - this.#counted;
+    this.#counted = queued;
   }
 
   #wake(): void {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w();
+  }
+
+  /** Takes this sink out of the process's total, for good. */
+  #release(): void {
+    if (this.#lingering) clearTimeout(this.#lingering);
+    this.#lingering = undefined;
+    totalQueued -= this.#counted;
+    this.#counted = 0;
   }
 
   #end(): void {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { SseSink } from '../../src/server/sse-sink.js';
+import { queuedForReaders, SseSink } from '../../src/server/sse-sink.js';
 import { serveResponse, type OneResponse } from '../helpers/one-response.js';
 import { waitFor, within } from '../helpers/wait.js';
 
@@ -138,6 +138,63 @@ describe('SSE sink, written directly by the Node adapter', () => {
       if (lagging) assert.equal(res.destroyed && !res.writableFinished, true, 'cut: destroyed before the response finished');
       else assert.equal(res.writableFinished, true, 'ended normally: the response finished');
     }
+  });
+
+  /**
+   * A served sink whose client reads nothing, filled until the response itself holds
+   * `bytes` (more than one write: what a write leaves queued in its own tick is not a backlog).
+   */
+  async function backedUp(options: Partial<ConstructorParameters<typeof SseSink>[0]>, bytes: number): Promise<{ sink: SseSink; res: Awaited<Served['res']> }> {
+    const sink = new SseSink({ maxBufferedBytes: 64 << 20, keepAliveMs: 0, ...options });
+    const s = await serveSink(sink, { count: 0 });
+    const c = client(s.port, true);
+    cleanup.push(() => {
+      c.socket.destroy();
+      s.server.close();
+    });
+    const res = await s.res;
+    let i = 0;
+    await waitFor(() => {
+      assert.equal(sink.write([event(i++, 50_000)]), true, 'not cut while filling');
+      return sink.queuedBytes >= bytes;
+    }, 'the response to back up');
+    return { sink, res };
+  }
+
+  it('all readers together: past maxBufferedBytesTotal a reader that is behind is cut, and the others are not', async () => {
+    const total = 4 << 20;
+    const base = queuedForReaders();
+    const a = await backedUp({ maxBufferedBytesTotal: total }, 3 << 20);
+    const b = await backedUp({ maxBufferedBytesTotal: total }, 1);
+    let i = 0;
+    let held = 0;
+    await waitFor(() => {
+      held = b.sink.queuedBytes;
+      assert.ok(queuedForReaders() - base <= total + 100_000, `counted ${queuedForReaders() - base} bytes, bound ${total}`);
+      return !b.sink.write([event(i++, 50_000)]);
+    }, 'the second reader to be cut');
+    assert.ok(b.sink.ended);
+    // Its own bound (64 MiB) is far off: the total, of which the first reader holds 3 MiB, cut it.
+    assert.ok(held < 2 << 20, `the second reader held ${held} bytes when cut`);
+    assert.equal(a.sink.ended, false, 'the reader already holding its bytes stays');
+    a.sink.cut();
+    assert.equal(queuedForReaders(), base, 'a cut reader is no longer counted');
+  });
+
+  it('a reader that does not once empty its queue within stallMs is cut at the next write (a keep-alive)', async () => {
+    const { sink, res } = await backedUp({ stallMs: 200, keepAliveMs: 50 }, 200_000);
+    await waitFor(() => sink.ended, 'the stalled reader to be cut by a keep-alive write');
+    await within(new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve()))), 'its connection destroyed');
+  });
+
+  it('a response that ended with bytes queued: its connection is closed once stallMs passes without them taken', async () => {
+    const base = queuedForReaders();
+    const { sink, res } = await backedUp({ stallMs: 200 }, 200_000);
+    sink.close();
+    assert.ok(queuedForReaders() > base, 'still counted while the socket has not taken it');
+    await within(new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve()))), 'the lingering connection destroyed');
+    assert.equal(res.destroyed, true, 'let go');
+    assert.equal(queuedForReaders(), base);
   });
 
   it('the client leaves: the sink ends (onEnd) and writeResponse settles', async () => {
