@@ -19,6 +19,7 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { encodeSseComment, encodeSseLogEvent, encodeSseRetry } from '../protocol/sse.js';
 import type { EventSink } from './event-sink.js';
+import { DEFAULT_MAX_BUFFERED_BYTES_TOTAL, DEFAULT_READER_STALL_MS, ReaderShare } from './reader-budget.js';
 
 const encoder = new TextEncoder();
 
@@ -39,24 +40,6 @@ export interface DirectPort {
   onDrain(listener: () => void): void;
   /** `listener` runs once when the response is gone (finished, or the client left). */
   onClose(listener: () => void): void;
-}
-
-/** Default of {@link SseSinkOptions.maxBufferedBytesTotal} (256 MiB). */
-export const DEFAULT_MAX_BUFFERED_BYTES_TOTAL = 256 * 1024 * 1024;
-
-/** Default of {@link SseSinkOptions.stallMs} (60 s). */
-export const DEFAULT_READER_STALL_MS = 60_000;
-
-/**
- * Bytes queued for readers in this process, as each sink last counted its own queue (on
- * each write, each drain and its end). Process-wide, since memory is: two endpoints in one
- * process share it, each checking it against its own bound.
- */
-let totalQueued = 0;
-
-/** Bytes queued for all SSE readers of this process (as last counted). */
-export function queuedForReaders(): number {
-  return totalQueued;
 }
 
 /** Body stream → its sink, so an adapter can find the sink behind a `Response`. */
@@ -98,8 +81,8 @@ export class SseSink implements EventSink {
   readonly #options: SseSinkOptions;
   /** Set by {@link attach}: writes go straight to the response. */
   #port: DirectPort | undefined;
-  /** This sink's share of {@link totalQueued}. */
-  #counted = 0;
+  /** This sink's share of what all readers of the process hold. */
+  readonly #share = new ReaderShare();
   readonly #maxTotal: number;
   readonly #stallMs: number;
   /** When the queue was last empty (a drain, a pull, a write into an empty queue). */
@@ -284,14 +267,13 @@ export class SseSink implements EventSink {
    */
   #over(queued: number, adding: number): boolean {
     return queued + adding > this.#options.maxBufferedBytes
-      || totalQueued - this.#counted + queued + adding > this.#maxTotal
+      || this.#share.totalWith(queued + adding) > this.#maxTotal
       || performance.now() - this.#emptyAt > this.#stallMs;
   }
 
   /** Counts this sink's queue (`queued`, or as it is now) into the process's total. */
   #count(queued: number = this.queuedBytes): void {
-    totalQueued += queued - this.#counted;
-    this.#counted = queued;
+    this.#share.count(queued);
   }
 
   #wake(): void {
@@ -304,8 +286,7 @@ export class SseSink implements EventSink {
   #release(): void {
     if (this.#lingering) clearTimeout(this.#lingering);
     this.#lingering = undefined;
-    totalQueued -= this.#counted;
-    this.#counted = 0;
+    this.#share.release();
   }
 
   #end(): void {
