@@ -1,3 +1,5 @@
+import { ReaderShare } from './reader-budget.js';
+
 /** Where an outbound stream writes: an SSE response, or (after an upgrade) a WebSocket. */
 export interface EventSink {
   readonly ended: boolean;
@@ -31,24 +33,33 @@ export interface SocketPort {
   onClose(listener: () => void): void;
 }
 
+/** What a socket may hold for its reader: alone, and with every other reader of the process. */
+export interface SocketBounds {
+  maxBufferedBytes: number;
+  maxBufferedBytesTotal: number;
+}
+
 /** Below this many queued bytes a paced replay writes its next page. */
 const LOW_WATER_BYTES = 1024 * 1024;
 
 /**
  * Events as WebSocket text frames: one JSON-RPC message per frame. Priming events carry
- * no message and are not sent. Over its byte budget the socket is closed, not buffered.
+ * no message and are not sent. Over its byte budget (its own, or all readers' together
+ * while it is behind) the socket is closed, not buffered.
  */
 export class SocketSink implements EventSink {
   #ended = false;
   #waiters: Array<() => void> = [];
   readonly #port: SocketPort;
-  readonly #maxBufferedBytes: number;
+  readonly #bounds: SocketBounds;
+  readonly #share = new ReaderShare();
 
-  constructor(port: SocketPort, maxBufferedBytes: number) {
+  constructor(port: SocketPort, bounds: SocketBounds) {
     this.#port = port;
-    this.#maxBufferedBytes = maxBufferedBytes;
+    this.#bounds = bounds;
     port.onClose(() => {
       this.#ended = true;
+      this.#share.release();
       this.#wake();
     });
   }
@@ -59,11 +70,14 @@ export class SocketSink implements EventSink {
 
   write(events: ReadonlyArray<{ id: string; data: string }>): boolean {
     if (this.#ended) return false;
+    const before = this.#port.bufferedAmount;
     for (const e of events) if (e.data !== '') this.#port.send(e.data, this.#sent);
-    if (this.#port.bufferedAmount > this.#maxBufferedBytes) {
+    const queued = this.#port.bufferedAmount;
+    if (queued > this.#bounds.maxBufferedBytes || (before > 0 && this.#share.totalWith(queued) > this.#bounds.maxBufferedBytesTotal)) {
       this.close();
       return false;
     }
+    this.#share.count(queued);
     return true;
   }
 
@@ -79,6 +93,7 @@ export class SocketSink implements EventSink {
   close(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#share.release();
     this.#wake();
     this.#port.close(1000, 'closing');
   }
@@ -93,6 +108,7 @@ export class SocketSink implements EventSink {
 
   /** A frame left for the socket: wake paced writers once the queue is low again. */
   readonly #sent = (): void => {
+    if (!this.#ended) this.#share.count(this.#port.bufferedAmount);
     if (this.#ended || this.#port.bufferedAmount <= LOW_WATER_BYTES) this.#wake();
   };
 

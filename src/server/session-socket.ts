@@ -6,7 +6,7 @@
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { classify, errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import { SocketSink, type SocketPort } from './event-sink.js';
+import { SocketSink, type SocketBounds, type SocketPort } from './event-sink.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
 import { SOCKET_STREAM } from './rehydrate.js';
 import { transition, type Transition, type UpgradeInput, type UpgradeState } from './upgrade-state.js';
@@ -52,10 +52,10 @@ export class SessionSocket {
   }
 
   /** The handshake completed: the socket gets what was logged since the offer, then live messages. */
-  adopt(port: SocketPort, maxBufferedBytes: number, onMessage: (message: JsonRpcMessage) => void, onClosed: () => void, report: (e: unknown) => void): void {
+  adopt(port: SocketPort, bounds: SocketBounds, onMessage: (message: JsonRpcMessage) => void, onClosed: () => void, report: (e: unknown) => void): void {
     if (this.#timer) clearTimeout(this.#timer);
     const stream = this.#stream as OutboundStream;
-    void stream.attach(new SocketSink(port, maxBufferedBytes), 0);
+    void stream.attach(new SocketSink(port, bounds), 0);
     port.onMessage((text) => {
       let message: JsonRpcMessage;
       try {

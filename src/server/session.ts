@@ -324,7 +324,7 @@ export class Session implements StreamHost, TransportOwner {
     this.#standalone.detach();
     this.#socket.adopt(
       port,
-      this.#deps.limits.maxBufferedBytes,
+      this.#deps.limits,
       (message) => {
         this.touch();
         this.transport.receive(message, { requestInfo: { headers: {} } });

@@ -1,7 +1,8 @@
 /**
  * SocketSink over a real `ws` socket whose reader stops reading: `drained()` waits while
  * more than 1 MiB is queued and wakes from `ws`'s send callbacks once the reader catches
- * up, or at once when the socket closes.
+ * up, or at once when the socket closes. What it holds counts with every other reader of
+ * the process, and past that total it is closed while behind.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -10,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wsPort } from '../../src/node/websocket.js';
 import { SocketSink } from '../../src/server/event-sink.js';
+import { queuedForReaders } from '../../src/server/reader-budget.js';
 import { waitFor, within } from '../helpers/wait.js';
 
 async function pair(): Promise<{ server: Server; ws: WebSocket; client: Socket }> {
@@ -42,7 +44,7 @@ describe('SocketSink backpressure', () => {
     const { server, ws, client } = await pair();
     servers.push(server);
     client.pause();
-    const sink = new SocketSink(wsPort(ws), 256 * 1024 * 1024);
+    const sink = new SocketSink(wsPort(ws), { maxBufferedBytes: 256 * 1024 * 1024, maxBufferedBytesTotal: 1024 * 1024 * 1024 });
     const big = 'x'.repeat(512 * 1024);
     let n = 0;
     await waitFor(() => {
@@ -62,7 +64,7 @@ describe('SocketSink backpressure', () => {
     const { server, ws, client } = await pair();
     servers.push(server);
     client.pause();
-    const sink = new SocketSink(wsPort(ws), 256 * 1024 * 1024);
+    const sink = new SocketSink(wsPort(ws), { maxBufferedBytes: 256 * 1024 * 1024, maxBufferedBytesTotal: 1024 * 1024 * 1024 });
     const big = 'y'.repeat(512 * 1024);
     let n = 0;
     await waitFor(() => {
@@ -75,5 +77,25 @@ describe('SocketSink backpressure', () => {
     await within(drained, 'drained() once the socket closed');
     await waitFor(() => sink.ended, 'the sink to end with its socket');
     assert.equal(sink.write([{ id: 'late', data: 'z' }]), false, 'an ended sink takes no more');
+  });
+
+  it('counts toward all readers together: past maxBufferedBytesTotal, behind, it is closed; closed, it no longer counts', async () => {
+    const { server, ws, client } = await pair();
+    servers.push(server);
+    client.pause();
+    const base = queuedForReaders();
+    const total = 4 * 1024 * 1024;
+    const sink = new SocketSink(wsPort(ws), { maxBufferedBytes: 256 * 1024 * 1024, maxBufferedBytesTotal: total });
+    const big = 'w'.repeat(512 * 1024);
+    let n = 0;
+    let held = 0;
+    await waitFor(() => {
+      held = ws.bufferedAmount;
+      return !sink.write([{ id: String(n++), data: big }]);
+    }, 'the socket to be closed past the total');
+    assert.ok(held <= total, `held ${held} bytes when closed; its own bound (256 MiB) is far off`);
+    assert.equal(sink.ended, true);
+    assert.equal(queuedForReaders(), base, 'no longer counted');
+    client.destroy();
   });
 });
