@@ -60,6 +60,9 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const MAX_PLACEMENTS = 3;
 const RETRY_AFTER = { 'retry-after': '1' };
 
+/** A kind of failure met while answering requests (a store that cannot be read) is reported at most this often, ms. */
+export const REQUEST_FAILURE_REPORT_MS = 10_000;
+
 /**
  * Creates an endpoint.
  *
@@ -214,8 +217,19 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
   }
 
+  /** When each kind of failure met while answering a request was last reported. */
+  const reportedAt = new Map<string, number>();
   function reportUnexpected(error: unknown): void {
-    if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
+    if (!(error instanceof ContinuityError)) return onError(error instanceof Error ? error : new Error(String(error)));
+    // A store that fails a request's own reads (a lookup, a session record) leaves no other
+    // trace than the client's 503: reported too, once a while per kind, so that an outage
+    // is seen, and is not a flood of one report per request.
+    if (error.code !== 'store-unavailable' && error.code !== 'internal-error') return;
+    const at = now();
+    const last = reportedAt.get(error.code);
+    if (last !== undefined && at - last < REQUEST_FAILURE_REPORT_MS) return;
+    reportedAt.set(error.code, at);
+    onError(error);
   }
 
   return {

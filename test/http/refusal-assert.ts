@@ -26,6 +26,7 @@ export const EXPECTED = {
   'body-too-large': { status: 413, rpc: -32000 },
   'origin-forbidden': { status: 403, rpc: -32000 },
   'host-forbidden': { status: 403, rpc: -32000 },
+  'store-unavailable': { status: 503, rpc: -32603 },
 } as const;
 
 export type Reason = keyof typeof EXPECTED;
