@@ -103,7 +103,7 @@ ${bigNote}
 - **At 64 KiB, \`JSON.stringify\` is the bound, for everyone.** On Node 20, serializing a
   64 KiB notification costs more than the rest of the path together (about 200 µs here; V8
   scans every character for escapes). The protocol ceiling, which does nothing but the SDK's
-  own work, serialize and write, reached 1.5–1.8× the SDK transport at 64 KiB across runs,
+  own work, serialize and write, reached 1.3–1.8× the SDK transport at 64 KiB across runs,
   so no server on the SDK reaches the 2× target there; we add the SHA-256 of each payload
   on top.
 - **The protocol ceiling is the SDK's cost per message plus serialization and nothing else.**
