@@ -91,6 +91,7 @@ export const ERRORS = {
   'reader-cut': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Reader cut off (it lagged, or a newer reader took its stream over); resume with Last-Event-ID', retryable: true },
   'inbound-event-too-large': { status: 502, rpc: JsonRpcCode.InternalError, message: 'The server sent an SSE event larger than the client accepts (maxEventBytes)', retryable: false },
   'divergence-limit': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The server diverged too many times in a row; the transport gave up re-initializing', retryable: false },
+  'server-busy': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Server busy: too many request bodies are being received at once; retry shortly', retryable: true },
   'response-invalid': { status: 502, rpc: JsonRpcCode.InternalError, message: 'The server answered a request with something that is not its MCP response (another media type, or no JSON-RPC answer)', retryable: false },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -147,7 +147,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
 
   /** `answering.id`: the id of the one request this POST carries, echoed by a refusal. */
   async function post(request: Request, context: HandleContext, answering: { id: RequestId | null }): Promise<Response> {
-    const { messages, batch, initialize: init } = await readPost(request, limits.maxBodyBytes, jsonResponse);
+    const { messages, batch, initialize: init } = await readPost(request, limits, jsonResponse);
     const only = messages[0];
     if (!batch && only && 'id' in only && only.id !== undefined && 'method' in only) answering.id = only.id;
     if (init) return initialize(init, request, context);

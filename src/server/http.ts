@@ -37,25 +37,48 @@ export function sseHeaders(sessionId: string, epoch: string): Record<string, str
 }
 
 /**
- * Reads a request body as text, refusing more than `limit` bytes without reading them all
- * (a lying or absent Content-Length cannot make us buffer more).
+ * Bytes of request bodies being received in this process, not yet parsed. Each body is
+ * bounded on its own, but how many arrive at once is the clients' choice: bodies held
+ * one byte short of complete would otherwise buffer that bound times the connections.
  */
-export async function readBody(request: Request, limit: number): Promise<string> {
+let receiving = 0;
+
+/** Bytes of request bodies this process is receiving now. */
+export function bodiesReceiving(): number {
+  return receiving;
+}
+
+/**
+ * Reads a request body as text, refusing more than `limit` bytes without reading them all
+ * (a lying or absent Content-Length cannot make us buffer more), and refusing with
+ * `server-busy` (503, retryable) a chunk that would take the bodies being received by the
+ * whole process past `totalLimit`.
+ */
+export async function readBody(request: Request, limit: number, totalLimit = Number.POSITIVE_INFINITY): Promise<string> {
   const declared = request.headers.get(Header.ContentLength);
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      if (receiving + value.byteLength > totalLimit) {
+        await reader.cancel().catch(() => {});
+        throw new ContinuityError('server-busy', undefined, { limit: totalLimit });
+      }
+      size += value.byteLength;
+      receiving += value.byteLength;
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    receiving -= size;
   }
   const all = new Uint8Array(size);
   let offset = 0;

@@ -30,6 +30,11 @@ export interface HandleContext {
 export interface EndpointLimits {
   /** Largest accepted POST body, bytes (default 4 MiB) → 413 `body-too-large`. */
   maxBodyBytes?: number | undefined;
+  /**
+   * Bytes of POST bodies being received by the whole process at once (default 128 MiB); a
+   * body that would pass it → 503 `server-busy` (retryable). Counted process-wide.
+   */
+  maxBodyBytesTotal?: number | undefined;
   /** Largest single outgoing message, bytes (default 4 MiB) → `event-too-large`. */
   maxEventBytes?: number | undefined;
   /** Live sessions in this process (default 10,000) → 503 `session-limit`. */
@@ -125,6 +130,7 @@ export type ResolvedLimits = { readonly [K in keyof EndpointLimits]-?: NonNullab
 
 export const DEFAULT_LIMITS: ResolvedLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
+  maxBodyBytesTotal: 128 * 1024 * 1024,
   maxEventBytes: 4 * 1024 * 1024,
   maxSessions: 10_000,
   maxStreamsPerSession: 1_000,

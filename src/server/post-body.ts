@@ -12,14 +12,14 @@ export interface PostBody {
 }
 
 /** Reads and validates a POST; every failure is a typed refusal. */
-export async function readPost(request: Request, maxBodyBytes: number, jsonResponse: boolean): Promise<PostBody> {
+export async function readPost(request: Request, limits: { maxBodyBytes: number; maxBodyBytesTotal: number }, jsonResponse: boolean): Promise<PostBody> {
   const accept = request.headers.get(Header.Accept);
   if (!accepts(accept, 'application/json') || (!jsonResponse && !accepts(accept, 'text/event-stream'))) {
     throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept both application/json and text/event-stream');
   }
   const type = request.headers.get(Header.ContentType);
   if (!type || type.split(';')[0]?.trim().toLowerCase() !== 'application/json') throw new ContinuityError('unsupported-media-type');
-  const text = await readBody(request, maxBodyBytes);
+  const text = await readBody(request, limits.maxBodyBytes, limits.maxBodyBytesTotal);
   let body: unknown;
   try {
     body = JSON.parse(text);

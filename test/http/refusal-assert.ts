@@ -27,6 +27,7 @@ export const EXPECTED = {
   'origin-forbidden': { status: 403, rpc: -32000 },
   'host-forbidden': { status: 403, rpc: -32000 },
   'store-unavailable': { status: 503, rpc: -32603 },
+  'server-busy': { status: 503, rpc: -32000 },
 } as const;
 
 export type Reason = keyof typeof EXPECTED;

@@ -64,6 +64,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'reader-cut': [503, -32000, true],
   'inbound-event-too-large': [502, -32603, false],
   'divergence-limit': [502, -32002, false],
+  'server-busy': [503, -32000, true],
   'response-invalid': [502, -32603, false],
 };
 
