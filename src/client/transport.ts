@@ -21,6 +21,7 @@ import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
 import { namesSession, refusalError, sessionGone } from './refusal.js';
+import { jsonAnswer, notAnAnswer } from './post-answer.js';
 import { readCheckpoint } from './restore.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
@@ -317,23 +318,11 @@ export class ContinuityClientTransport implements InboundHost {
     }
     const id = 'method' in message && 'id' in message ? message.id : undefined;
     if (type.includes('application/json')) {
-      const text = await response.text();
-      let body: JsonRpcMessage | JsonRpcMessage[];
-      try {
-        body = JSON.parse(text) as JsonRpcMessage | JsonRpcMessage[];
-      } catch {
-        throw new ContinuityError('response-invalid', `HTTP ${response.status} application/json that does not parse: ${JSON.stringify(text.slice(0, 120))}`);
-      }
-      const messages = Array.isArray(body) ? body : [body];
-      // Without its answer the request would wait for the caller's timeout; say why now.
-      if (id !== undefined && !messages.some((m) => typeof m === 'object' && m !== null && !('method' in m) && 'id' in m && m.id === id)) {
-        throw new ContinuityError('response-invalid', `HTTP ${response.status} JSON without the answer to request ${JSON.stringify(id)}: ${JSON.stringify(text.slice(0, 120))}`);
-      }
-      for (const m of messages) this.deliver(m);
+      for (const m of jsonAnswer(response.status, await response.text(), id)) this.deliver(m);
       return false;
     }
     await response.body.cancel();
-    if (id !== undefined) throw new ContinuityError('response-invalid', `HTTP ${response.status} with Content-Type ${type === '' ? '(none)' : type}: neither JSON nor an SSE stream (is this the MCP endpoint?)`);
+    if (id !== undefined) throw notAnAnswer(response.status, type);
     return false;
   }
 

@@ -7,9 +7,8 @@
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../protocol/headers.js';
-import { errorResponse, isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../store/types.js';
-import { utf8Length } from '../protocol/chain-hash.js';
 import { sseHeaders } from './http.js';
 import type { HandleContext, ResolvedLimits, SdkServerLike } from './options.js';
 import { OutboundStream, type StreamHost } from './outbound-stream.js';
@@ -21,6 +20,7 @@ import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, ty
 import type { SocketPort } from './event-sink.js';
 import { SessionSocket } from './session-socket.js';
 import { SessionReaders, type SseSink } from './sse-sink.js';
+import { encodeMessage, encodeResponse } from './outgoing.js';
 import { RequestTable, idKey } from './request-table.js';
 import { StreamNames } from './stream-names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from './upgrade-state.js';
@@ -352,9 +352,7 @@ export class Session implements StreamHost, TransportOwner {
     if (socketStream) {
       // Since the upgrade offer everything goes to the socket's stream, and only there:
       // nothing is ever delivered on both transports.
-      const payload = JSON.stringify(message);
-      const bytes = utf8Length(payload);
-      if (bytes > this.#deps.limits.maxEventBytes) throw new ContinuityError('event-too-large');
+      const { payload, bytes } = encodeMessage(message, this.#deps.limits.maxEventBytes);
       return socketStream.append(payload, bytes);
     }
     if (isResponse(message) && message.id !== null && message.id !== undefined) {
@@ -372,12 +370,7 @@ export class Session implements StreamHost, TransportOwner {
       const stream = this.#requests.stream(key);
       if (!stream) throw new ContinuityError('internal-error', `No open request ${key} to answer`);
       if (this.#refused) this.#refused.stream = stream;
-      let payload = JSON.stringify(message);
-      let bytes = utf8Length(payload);
-      if (bytes > this.#deps.limits.maxEventBytes) {
-        payload = JSON.stringify(errorResponse(message.id, new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes })));
-        bytes = utf8Length(payload);
-      }
+      const { payload, bytes } = encodeResponse(message, message.id, this.#deps.limits.maxEventBytes);
       this.#requests.answered(key);
       const appended = stream.append(payload, bytes);
       stream.answered(key);
@@ -385,11 +378,7 @@ export class Session implements StreamHost, TransportOwner {
     }
     const related = options?.relatedRequestId;
     const stream = (related !== undefined && this.#requests.stream(idKey(related))) || this.#standalone;
-    const payload = JSON.stringify(message);
-    const bytes = utf8Length(payload);
-    if (bytes > this.#deps.limits.maxEventBytes) {
-      throw new ContinuityError('event-too-large', undefined, { limit: this.#deps.limits.maxEventBytes });
-    }
+    const { payload, bytes } = encodeMessage(message, this.#deps.limits.maxEventBytes);
     return stream.append(payload, bytes);
   }
 

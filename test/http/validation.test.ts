@@ -391,6 +391,25 @@ describe('request limits', () => {
     assertRefusal(res2, 'body-too-large', 'initialize, Content-Length');
   });
 
+  it('an answer over limits.maxEventBytes still answers its request, with event-too-large; a notification over it fails its sender', async () => {
+    const g = await startFixture({ limits: { maxEventBytes: 3000 } });
+    try {
+      const h = await initialize(g.url);
+      // tools/list lists every example tool: far more than 3,000 bytes.
+      const listed = messages((await send(g.url, { body: rpc('tools/list', {}, 71), headers: sessionHeaders(h) })).events);
+      const answer = listed.find((m) => m.id === 71) as { error?: { data?: { reason?: string; limit?: number } } } | undefined;
+      assert.equal(answer?.error?.data?.reason, 'event-too-large', JSON.stringify(listed).slice(0, 300));
+      assert.equal(answer?.error?.data?.limit, 3000);
+      // emit's 5,000-byte log message cannot be sent: the tool fails, the call is answered.
+      const emitted = messages((await send(g.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 1, bytes: 5000 } }, 72), headers: sessionHeaders(h) })).events);
+      const result = emitted.find((m) => m.id === 72) as { result?: { isError?: boolean } } | undefined;
+      assert.equal(result?.result?.isError, true, JSON.stringify(emitted).slice(0, 300));
+      assert.ok(!emitted.some((m) => m.method === 'notifications/message'), 'the oversized notification was not sent');
+    } finally {
+      await g.close();
+    }
+  });
+
   it('a body over limits.maxBodyBytes sent chunked without Content-Length → 413', async () => {
     const h = await initialize(f.url);
     const big = JSON.stringify(rpc('tools/call', { name: 'test_simple_text', arguments: { pad: 'x'.repeat(4000) } }));
