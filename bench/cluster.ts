@@ -18,8 +18,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { createEndpoint, type Endpoint } from '../src/server/index.js';
 import { listen, type Listener } from '../src/node/index.js';
-import { redisStore } from '../src/store/redis.js';
-import { sqliteStore } from '../src/store/sqlite.js';
+import { redisStore } from '../src/store/redis/index.js';
+import { sqliteStore } from '../src/store/sqlite/index.js';
 import type { Store } from '../src/store/types.js';
 import { initialize, rpc, send, sessionHeaders } from '../test/helpers/sse-client.js';
 

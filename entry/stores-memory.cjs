@@ -1,2 +1,2 @@
 'use strict';
-module.exports = require('./esm-only.cjs').load('stores/memory', () => require('../dist/store/memory.js'));
+module.exports = require('./esm-only.cjs').load('stores/memory', () => require('../dist/store/memory/index.js'));

@@ -1,2 +1,2 @@
 'use strict';
-module.exports = require('./esm-only.cjs').load('stores/redis', () => require('../dist/store/redis.js'));
+module.exports = require('./esm-only.cjs').load('stores/redis', () => require('../dist/store/redis/index.js'));

@@ -1,2 +1,2 @@
 'use strict';
-module.exports = require('./esm-only.cjs').load('stores/sqlite', () => require('../dist/store/sqlite.js'));
+module.exports = require('./esm-only.cjs').load('stores/sqlite', () => require('../dist/store/sqlite/index.js'));

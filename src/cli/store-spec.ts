@@ -6,7 +6,7 @@
  *   rediss://…                       (TLS)
  *   redis-cluster://H1:P1,H2:P2[,…][?prefix=P&leaseMs=N]   (any reachable nodes of the cluster)
  */
-import { redisStore } from '../store/redis.js';
+import { redisStore } from '../store/redis/index.js';
 import type { Store } from '../store/types.js';
 import type { ClusterOptions } from '../server/options.js';
 import { UsageError } from './usage.js';

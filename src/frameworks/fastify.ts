@@ -12,7 +12,7 @@ import { serveNode, writeResponse } from '../node/adapter.js';
 import { contextOf } from '../node/identity.js';
 import { ContinuityError, type ErrorCode } from '../protocol/errors.js';
 import type { Endpoint } from '../server/endpoint.js';
-import { refusal } from '../server/http.js';
+import { refusal } from '../server/stream/http.js';
 import { parsedBodyText } from './body.js';
 
 /** The parts of a Fastify request the plugin reads. */

@@ -9,9 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ContinuityError } from '../protocol/errors.js';
 import type { Endpoint } from '../server/endpoint.js';
-import { refusal, toRefusal } from '../server/http.js';
+import { refusal, toRefusal } from '../server/stream/http.js';
 import type { HandleContext } from '../server/options.js';
-import { sseSinkOf, type SseSink } from '../server/sse-sink.js';
+import { sseSinkOf, type SseSink } from '../server/stream/sse-sink.js';
 
 /**
  * A Host header as RFC 3986 allows it: an IP literal or a registered name, then an

@@ -12,9 +12,9 @@ import { WebSocketServer } from 'ws';
 import { ContinuityError } from '../protocol/errors.js';
 import { DEFAULT_MAX_FRAME_BYTES, WS_SUBPROTOCOL } from '../protocol/headers.js';
 import type { Endpoint } from '../server/endpoint.js';
-import type { SocketPort } from '../server/event-sink.js';
+import type { SocketPort } from '../server/stream/event-sink.js';
 import type { HandleContext } from '../server/options.js';
-import { refusal, toRefusal } from '../server/http.js';
+import { refusal, toRefusal } from '../server/stream/http.js';
 import { requestHeaders, requestUrl } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';
 

@@ -9,21 +9,21 @@ import {
 } from '../protocol/headers.js';
 import type { JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { randomToken } from '../protocol/crypto.js';
-import { memoryStore } from '../store/memory.js';
+import { memoryStore } from '../store/memory/index.js';
 import type { SessionRecord, Store } from '../store/types.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
-import { refusal, toRefusal } from './http.js';
+import { refusal, toRefusal } from './stream/http.js';
 import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
-import { clusterOf } from './cluster.js';
-import { Placement, type Placed } from './placement.js';
-import { RemoteSession } from './remote-session.js';
-import { isFenced } from './session-post.js';
+import { clusterOf } from './cluster/cluster.js';
+import { Placement, type Placed } from './cluster/placement.js';
+import { RemoteSession } from './cluster/remote-session.js';
+import { isFenced } from './session/post.js';
 import { readPost } from './post-body.js';
-import { checkSubprotocol, decideHandshake, proceedOrRefuse, type UpgradeDecision } from './upgrade-gate.js';
-import { runOverdue } from './turns.js';
-import { admit } from './admission.js';
+import { checkSubprotocol, decideHandshake, proceedOrRefuse, type UpgradeDecision } from './upgrade/gate.js';
+import { runOverdue } from './stream/turns.js';
+import { admit } from './stream/admission.js';
 
-export type { UpgradeDecision } from './upgrade-gate.js';
+export type { UpgradeDecision } from './upgrade/gate.js';
 
 /** A Streamable HTTP endpoint. Mount `handle` on any framework that speaks `Request`/`Response`. */
 export interface Endpoint {

@@ -2,7 +2,7 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { Header, accepts } from '../protocol/headers.js';
 import { classify, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { readBody } from './http.js';
+import { readBody } from './stream/http.js';
 
 export interface PostBody {
   readonly messages: JsonRpcMessage[];

@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { createExampleServer } from '../../src/example/index.js';
 import { listen } from '../../src/node/index.js';
 import { createEndpoint } from '../../src/server/index.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import { renderHtml } from '../../src/cli/probe/render-html.js';
 import { CHECKS, runProbe } from '../../src/cli/probe/run.js';
 

@@ -9,7 +9,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContinuityClientTransport } from '../../src/client/index.js';
 import { parseEventId } from '../../src/protocol/event-id.js';
-import { redisStore } from '../../src/store/redis.js';
+import { redisStore } from '../../src/store/redis/index.js';
 import type { Store } from '../../src/store/types.js';
 import { redisCommand, startRedis, type RedisServer } from '../helpers/redis.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
 import { waitFor } from '../helpers/wait.js';

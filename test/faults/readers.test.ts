@@ -6,9 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseSink } from '../../src/server/sse-sink.js';
-import { ReplayPages, REPLAY_PAGE_BYTES } from '../../src/server/replay.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { SseSink } from '../../src/server/stream/sse-sink.js';
+import { ReplayPages, REPLAY_PAGE_BYTES } from '../../src/server/stream/replay.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import { startFixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
 import { waitFor, within } from '../helpers/wait.js';

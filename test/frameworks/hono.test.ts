@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { createExampleServer } from '../../src/example/index.js';
 import { createEndpoint } from '../../src/server/index.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import { acceptanceRun } from './acceptance.js';
 
 describe('Hono on @hono/node-server', () => {

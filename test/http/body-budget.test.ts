@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { bodiesReceiving } from '../../src/server/http.js';
+import { bodiesReceiving } from '../../src/server/stream/http.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { rpc, send } from '../helpers/sse-client.js';
 import { waitFor } from '../helpers/wait.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ContinuityError } from '../../src/protocol/errors.js';
-import { refusal } from '../../src/server/http.js';
+import { refusal } from '../../src/server/stream/http.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders, type Handshake, type RawResponse } from '../helpers/sse-client.js';
 import { assertRefusal, assertWebRefusal, joinId, splitId } from './refusal-assert.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isContinuityError } from '../../src/protocol/errors.js';
 import { REQUEST_FAILURE_REPORT_MS } from '../../src/server/endpoint.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import { startFixture } from '../helpers/fixture.js';
 import { rpc, send } from '../helpers/sse-client.js';
 import { tempFiles } from '../helpers/temp-files.js';

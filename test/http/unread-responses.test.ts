@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { queuedForReaders } from '../../src/server/reader-budget.js';
+import { queuedForReaders } from '../../src/server/stream/reader-budget.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
 import { waitFor } from '../helpers/wait.js';

@@ -10,7 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { redisStore } from '../../src/store/redis.js';
+import { redisStore } from '../../src/store/redis/index.js';
 import type { Store } from '../../src/store/types.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { randomPrefix, redisCommand, redisOrSkip, startRedis, type RedisServer } from '../helpers/redis.js';

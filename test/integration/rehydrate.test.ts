@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEndpoint } from '../../src/server/index.js';
 import { listen } from '../../src/node/index.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import type { Store } from '../../src/store/types.js';
 import { createExampleServer } from '../../src/example/index.js';
 import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';

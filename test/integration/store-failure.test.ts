@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import type { Store } from '../../src/store/types.js';
 import { startFixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';

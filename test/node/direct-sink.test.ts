@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { queuedForReaders } from '../../src/server/reader-budget.js';
-import { SseSink } from '../../src/server/sse-sink.js';
+import { queuedForReaders } from '../../src/server/stream/reader-budget.js';
+import { SseSink } from '../../src/server/stream/sse-sink.js';
 import { serveResponse, type OneResponse } from '../helpers/one-response.js';
 import { waitFor, within } from '../helpers/wait.js';
 

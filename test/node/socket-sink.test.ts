@@ -10,8 +10,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wsPort } from '../../src/node/websocket.js';
-import { SocketSink } from '../../src/server/event-sink.js';
-import { queuedForReaders } from '../../src/server/reader-budget.js';
+import { SocketSink } from '../../src/server/stream/event-sink.js';
+import { queuedForReaders } from '../../src/server/stream/reader-budget.js';
 import { waitFor, within } from '../helpers/wait.js';
 
 async function pair(): Promise<{ server: Server; ws: WebSocket; client: Socket }> {

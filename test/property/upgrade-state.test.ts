@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { UPGRADE_INPUTS, transition, type UpgradeState } from '../../src/server/upgrade-state.js';
+import { UPGRADE_INPUTS, transition, type UpgradeState } from '../../src/server/upgrade/state.js';
 
 const inputs = fc.array(fc.constantFrom(...UPGRADE_INPUTS), { maxLength: 40 });
 

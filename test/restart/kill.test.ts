@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ContinuityClientTransport, type DivergenceReport } from '../../src/client/index.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import { freePort, kill9, startChild, type ChildServer } from '../helpers/processes.js';
 import { prng } from '../helpers/stream-server.js';
 import { waitFor } from '../helpers/wait.js';

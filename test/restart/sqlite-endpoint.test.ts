@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContinuityClientTransport, type DivergenceReport } from '../../src/client/index.js';
 import { startChaosProxy } from '../../src/chaos/proxy.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import type { RetentionOptions } from '../../src/store/types.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js';

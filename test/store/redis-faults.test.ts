@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { redisStore } from '../../src/store/redis.js';
+import { redisStore } from '../../src/store/redis/index.js';
 import type { AppendNotice, LogEvent, SessionRecord, Store } from '../../src/store/types.js';
 import { randomPrefix, redisCommand, redisOrSkip, startRedis, type RedisServer } from '../helpers/redis.js';
 import { waitFor, within } from '../helpers/wait.js';

@@ -5,7 +5,7 @@
  */
 import { after, before, describe } from 'node:test';
 import { createClient } from '@redis/client';
-import { redisStore } from '../../src/store/redis.js';
+import { redisStore } from '../../src/store/redis/index.js';
 import { randomPrefix, redisOrSkip, SHARED_REDIS_URL, startRedisCluster, type RedisCluster } from '../helpers/redis.js';
 import { storeContract } from './contract.js';
 

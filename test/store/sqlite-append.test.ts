@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { sqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite.js';
+import { sqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
 import type { AppendNotice, LogEvent, Store, StreamInfo } from '../../src/store/types.js';
 
 const tempPath = ((files) => (): string => files.path('append'))(tempFiles('mcpc-sqlite-append-'));

@@ -9,7 +9,7 @@ import { tempFiles } from '../helpers/temp-files.js';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
-import { DEFAULT_SQLITE_MAX_TOTAL_BYTES, sqliteStore } from '../../src/store/sqlite.js';
+import { DEFAULT_SQLITE_MAX_TOTAL_BYTES, sqliteStore } from '../../src/store/sqlite/index.js';
 import type { LogEvent, Store, StreamInfo } from '../../src/store/types.js';
 
 const tempPath = ((files) => (): string => files.path('budget'))(tempFiles('mcpc-sqlite-budget-'));

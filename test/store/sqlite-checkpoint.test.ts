@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
-import { BACKSTOP_PAGES, CHECKPOINT_BYTES, RESTART_PAGES } from '../../src/store/sqlite-checkpoint.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { BACKSTOP_PAGES, CHECKPOINT_BYTES, RESTART_PAGES } from '../../src/store/sqlite/checkpoint.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import type { LogEvent, Store } from '../../src/store/types.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -4,7 +4,7 @@
  * Usage: node --import tsx test/store/sqlite-holder.ts FILE
  */
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 
 const path = process.argv[2] as string;
 try {

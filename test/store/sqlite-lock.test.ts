@@ -12,8 +12,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { ProcessLock, STALE_MS, thisProcess } from '../../src/store/sqlite-lock.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { ProcessLock, STALE_MS, thisProcess } from '../../src/store/sqlite/lock.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import { within } from '../helpers/wait.js';
 
 const HOLDER = fileURLToPath(new URL('./sqlite-holder.ts', import.meta.url));

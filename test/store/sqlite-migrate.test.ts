@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { thisProcess } from '../../src/store/sqlite-lock.js';
-import { MIGRATIONS, migrate } from '../../src/store/sqlite-schema.js';
-import { SQLITE_SCHEMA_VERSION, sqliteStore, sqliteStoreInfo } from '../../src/store/sqlite.js';
+import { thisProcess } from '../../src/store/sqlite/lock.js';
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/schema.js';
+import { SQLITE_SCHEMA_VERSION, sqliteStore, sqliteStoreInfo } from '../../src/store/sqlite/index.js';
 import type { LogEvent, Store } from '../../src/store/types.js';
 
 const DIR = mkdtempSync(join(tmpdir(), 'mcpc-sqlite-migrate-'));

@@ -8,9 +8,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { APPLICATION_ID, migrate, type Migration } from '../../src/store/sqlite-schema.js';
-import { SQLITE_SCHEMA_VERSION, sqliteStore, sqliteStoreInfo, type SqliteStoreOptions } from '../../src/store/sqlite.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { APPLICATION_ID, migrate, type Migration } from '../../src/store/sqlite/schema.js';
+import { SQLITE_SCHEMA_VERSION, sqliteStore, sqliteStoreInfo, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import type { LogEvent, SessionRecord, Store, StreamInfo } from '../../src/store/types.js';
 import { storeContract } from './contract.js';
 
@@ -209,7 +209,7 @@ describe('sqlite store', () => {
       const script = join(DIR, 'writer.mts');
       const url = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
       writeFileSync(script, `
-import { sqliteStore } from ${url('src/store/sqlite.ts')};
+import { sqliteStore } from ${url('src/store/sqlite/index.ts')};
 import { chainSeed, nextChain } from ${url('src/protocol/event-id.ts')};
 const store = sqliteStore({ path: process.argv[2], retention: { maxEvents: 300 } });
 const streams = [['A', 's1'], ['A', 's2'], ['B', 's1']];

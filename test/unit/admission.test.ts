@@ -1,7 +1,7 @@
 /** Request admission: requests beyond a turn's budget start on later turns, in arrival order, with other work in between. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { admit, REQUEST_BUDGET_MS } from '../../src/server/admission.js';
+import { admit, REQUEST_BUDGET_MS } from '../../src/server/stream/admission.js';
 
 /** Holds the thread for `ms` of the clock (a request's synchronous work): a condition, not a sleep. */
 function work(ms: number): void {

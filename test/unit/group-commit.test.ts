@@ -6,9 +6,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { OutboundStream, TURN_BYTES, type StreamHost } from '../../src/server/outbound-stream.js';
-import type { EventSink } from '../../src/server/event-sink.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { OutboundStream, TURN_BYTES, type StreamHost } from '../../src/server/stream/outbound-stream.js';
+import type { EventSink } from '../../src/server/stream/event-sink.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import type { EventLog, LogEvent } from '../../src/store/types.js';
 import { chainSeed, nextChain, parseEventId } from '../../src/protocol/event-id.js';
 import { isContinuityError } from '../../src/protocol/errors.js';

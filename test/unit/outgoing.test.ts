@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isContinuityError } from '../../src/protocol/errors.js';
 import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.js';
-import { encodeMessage, encodeResponse } from '../../src/server/outgoing.js';
+import { encodeMessage, encodeResponse } from '../../src/server/session/outgoing.js';
 
 const note = (text: string): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } }) as JsonRpcMessage;
 

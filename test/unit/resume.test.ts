@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkCursor, checkPosition } from '../../src/server/resume.js';
+import { checkCursor, checkPosition } from '../../src/server/stream/resume.js';
 import { chainSeed, formatEventId, nextChain, type EventId } from '../../src/protocol/event-id.js';
 import { isContinuityError, type ContinuityError, type ErrorCode } from '../../src/protocol/errors.js';
 import type { StreamHead } from '../../src/store/types.js';

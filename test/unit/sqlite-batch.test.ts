@@ -6,8 +6,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryStore } from '../../src/store/memory.js';
-import { sqliteStore } from '../../src/store/sqlite.js';
+import { memoryStore } from '../../src/store/memory/index.js';
+import { sqliteStore } from '../../src/store/sqlite/index.js';
 import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import type { LogEvent, RetentionOptions } from '../../src/store/types.js';
 import { prng } from '../helpers/prng.js';

@@ -1,7 +1,7 @@
 /** The shared producer budget: a yield resolves on a later turn, and producers cut short by the budget go first. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { atNextTurn, MIN_PRODUCERS_AT_ONCE, nextTurn, runOverdue, TURN_BUDGET_MS, turnBudgetSpent } from '../../src/server/turns.js';
+import { atNextTurn, MIN_PRODUCERS_AT_ONCE, nextTurn, runOverdue, TURN_BUDGET_MS, turnBudgetSpent } from '../../src/server/stream/turns.js';
 
 describe('turn budget', () => {
   it('a fresh turn has budget left; a yield resolves after the work queued for the next turn', async () => {

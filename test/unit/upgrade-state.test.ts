@@ -8,7 +8,7 @@ import {
   type UpgradeAction,
   type UpgradeInput,
   type UpgradeState,
-} from '../../src/server/upgrade-state.js';
+} from '../../src/server/upgrade/state.js';
 import { prng as mulberry32 } from '../helpers/prng.js';
 
 /*

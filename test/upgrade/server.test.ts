@@ -8,7 +8,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import WebSocket from 'ws';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/store/memory/index.js';
 import { initialize, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
 import { prng } from '../helpers/stream-server.js';
 import { waitFor, within } from '../helpers/wait.js';

@@ -1,0 +1,27 @@
+/** What a session knows of the SDK server it runs and of the request that reached it. */
+/** The part of an official SDK server (v1 `McpServer`/`Server`, v2 `McpServer`/`Server`) we use. */
+export interface SdkServerLike {
+  connect(transport: never): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Passed to the server factory for each new session. */
+export interface SessionContext {
+  readonly sessionId: string;
+  /** `true` when the session is being rebuilt from the store after a restart. */
+  readonly rehydrating: boolean;
+}
+
+/** Per-request context a host framework may pass to {@link Endpoint.handle}. */
+export interface HandleContext {
+  /** Authentication info, forwarded to the SDK server as `extra.authInfo`. */
+  authInfo?: unknown | undefined;
+  /**
+   * The authenticated principal. A session created with one is bound to it: a request
+   * from another principal is answered exactly like an unknown session (404).
+   */
+  principal?: string | undefined;
+}
+
+/** Makes a fresh official-SDK server for each session (and for each rebuild of one). */
+export type ServerFactory = (context: SessionContext) => SdkServerLike | Promise<SdkServerLike>;

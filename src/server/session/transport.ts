@@ -1,0 +1,71 @@
+/**
+ * The SDK-facing side of a session: an object that satisfies the official SDK's
+ * `Transport` interface (v1 and v2 share its shape). The SDK server connects to it; what
+ * it sends goes to the session's router, what the client posts comes in through
+ * `receive`. It holds no state of its own beyond the callbacks.
+ */
+import { ContinuityError } from '../../protocol/errors.js';
+import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+
+/** The subset of the SDK's `TransportSendOptions` we honour. */
+export interface SendOptions {
+  relatedRequestId?: RequestId;
+}
+
+/** What the SDK's `MessageExtraInfo` carries in v1 (`requestInfo`) and v2 (`request`). */
+export interface MessageExtra {
+  requestInfo?: { headers: Record<string, string | string[] | undefined>; url?: URL };
+  request?: Request;
+  authInfo?: unknown;
+  closeSSEStream?: () => void;
+  closeStandaloneSSEStream?: () => void;
+}
+
+/** The extra info the SDK passes to handlers, in both its v1 (`requestInfo`) and v2 (`request`) shapes. */
+export function messageExtra(request: Request, authInfo: unknown, closeStandaloneSSEStream: () => void): MessageExtra {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  return { request, requestInfo: { headers, url: new URL(request.url) }, authInfo, closeStandaloneSSEStream };
+}
+
+export interface TransportOwner {
+  deliver(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void>;
+  /** The SDK side closed (e.g. `server.close()`). */
+  transportClosed(): void;
+}
+
+export class SessionTransport {
+  readonly sessionId: string;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
+  readonly #owner: TransportOwner;
+  #closed = false;
+
+  constructor(sessionId: string, owner: TransportOwner) {
+    this.sessionId = sessionId;
+    this.#owner = owner;
+  }
+
+  async start(): Promise<void> {}
+
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(new ContinuityError('session-not-found', 'Transport closed: the session ended'));
+    return this.#owner.deliver(message, options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+    this.#owner.transportClosed();
+  }
+
+  /** Hands a client message to the SDK server. */
+  receive(message: JsonRpcMessage, extra: MessageExtra): void {
+    if (this.#closed) return;
+    this.onmessage?.(message, extra);
+  }
+}

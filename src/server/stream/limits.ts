@@ -1,0 +1,72 @@
+/** The endpoint's limits, their defaults, and validation. */
+/** Limits. Every one has a default; breaching one is a typed error, never unbounded growth. */
+export interface EndpointLimits {
+  /** Largest accepted POST body, bytes (default 4 MiB) → 413 `body-too-large`. */
+  maxBodyBytes?: number | undefined;
+  /**
+   * Bytes of POST bodies being received by the whole process at once (default 128 MiB); a
+   * body that would pass it → 503 `server-busy` (retryable). Counted process-wide.
+   */
+  maxBodyBytesTotal?: number | undefined;
+  /** Largest single outgoing message, bytes (default 4 MiB) → `event-too-large`. */
+  maxEventBytes?: number | undefined;
+  /** Live sessions in this process (default 10,000) → 503 `session-limit`. */
+  maxSessions?: number | undefined;
+  /** Streams kept per session; the oldest completed ones are dropped first (default 1,000). */
+  maxStreamsPerSession?: number | undefined;
+  /** Requests in flight per session (default 1,000). */
+  maxInFlightPerSession?: number | undefined;
+  /** Bytes queued for one slow SSE reader before it is cut; it can resume from the log (default 8 MiB). */
+  maxBufferedBytes?: number | undefined;
+  /**
+   * Bytes queued for all SSE readers of the process together (default 256 MiB): past it, a
+   * reader that is behind is cut (it resumes from the log); one keeping up is not.
+   */
+  maxBufferedBytesTotal?: number | undefined;
+  /**
+   * An SSE reader with bytes queued that has not once emptied its queue in this long, ms,
+   * is cut (it resumes from the log); a response that ended with bytes queued gets as long
+   * before its connection is closed (default 60 s).
+   */
+  readerStallMs?: number | undefined;
+  /** Idle time after which a session without a live reader expires, ms (default 30 min). */
+  sessionIdleMs?: number | undefined;
+  /** Events read from the store per replay page (default 512); a page is also bounded to about 64 KiB. */
+  replayPageSize?: number | undefined;
+  /**
+   * On a durable or shared store, a session with no reader and nothing in flight is dropped
+   * from memory after this long, ms (default 60,000), and rebuilt on its next request the
+   * way a restart rebuilds it. What that loses is listed in `docs/clusters.md`.
+   */
+  passivateAfterMs?: number | undefined;
+  /** GET readers (resumes, standalone streams) open at once per session (default 16) → 429 `reader-limit`. */
+  maxReadersPerSession?: number | undefined;
+}
+
+export type ResolvedLimits = { readonly [K in keyof EndpointLimits]-?: NonNullable<EndpointLimits[K]> };
+
+export const DEFAULT_LIMITS: ResolvedLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxBodyBytesTotal: 128 * 1024 * 1024,
+  maxEventBytes: 4 * 1024 * 1024,
+  maxSessions: 10_000,
+  maxStreamsPerSession: 1_000,
+  maxInFlightPerSession: 1_000,
+  maxBufferedBytes: 8 * 1024 * 1024,
+  maxBufferedBytesTotal: 256 * 1024 * 1024,
+  readerStallMs: 60_000,
+  sessionIdleMs: 30 * 60 * 1000,
+  replayPageSize: 512,
+  passivateAfterMs: 60_000,
+  maxReadersPerSession: 16,
+};
+
+export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {
+  // An option given as `undefined` takes its default.
+  const out: Record<string, unknown> = { ...DEFAULT_LIMITS };
+  for (const [k, v] of Object.entries(limits ?? {})) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(out)) {
+    if (!(typeof v === 'number' && v > 0)) throw new RangeError(`limits.${k} must be a positive number, got ${String(v)}`);
+  }
+  return out as ResolvedLimits;
+}

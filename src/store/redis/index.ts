@@ -1,0 +1,110 @@
+/**
+ * Redis store: sessions, logs, leases and notifications shared by every replica of a
+ * server, on a standalone Redis (7+) or a Redis Cluster, unchanged. See docs/stores.md.
+ */
+import { ContinuityError } from '../../protocol/errors.js';
+import { Keys } from './keys.js';
+import { openLink, type RedisTarget } from './link.js';
+import { RedisBus } from './bus.js';
+import { RedisEventLog } from './log.js';
+import { RedisOwnership, RedisSessionStore } from './sessions.js';
+import { resolveRetention } from '../rules.js';
+import type { RetentionOptions, Store } from '../types.js';
+
+export type { RedisClientLike, RedisTarget } from './link.js';
+
+/** Options of {@link redisStore}: where Redis is ({@link RedisTarget}), plus these. */
+export interface RedisStoreCommonOptions {
+  /** Prefix of every key and channel (default `'mcpc:'`); replicas of one server must share it. */
+  keyPrefix?: string | undefined;
+  /** Per-stream retention; applied inside each append's script. */
+  retention?: RetentionOptions | undefined;
+  /**
+   * Expiry of an idle session's keys in Redis, ms (default 24 h; 0: never). A backstop for
+   * sessions no replica sweeps any more; keep it longer than the endpoint's idle timeout.
+   * Every key of a session expires at the same moment.
+   */
+  sessionTtlMs?: number | undefined;
+  /** Give up on a command after this long, with `store-unavailable` (default 2,000 ms). */
+  commandTimeoutMs?: number | undefined;
+  /** Give up on the first connection after this long, with `store-unavailable` (default 5,000 ms). */
+  connectTimeoutMs?: number | undefined;
+  /** Longest wait between reconnection attempts (default 2,000 ms); attempts never stop. */
+  maxReconnectDelayMs?: number | undefined;
+  /** Connection errors as they happen (commands fail with `store-unavailable` meanwhile). Default: ignored. */
+  onError?: ((error: Error) => void) | undefined;
+  /** Clock for age-based retention (tests); default `Date.now`. Leases use the Redis server's clock. */
+  now?: (() => number) | undefined;
+}
+
+export type RedisStoreOptions = RedisTarget & RedisStoreCommonOptions;
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new RangeError(`redisStore: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got ${String(value)}`);
+  }
+  return Math.floor(value);
+}
+
+function validate(o: RedisStoreOptions): void {
+  if (typeof o !== 'object' || o === null) throw new TypeError('redisStore: options must be an object with url, cluster or client');
+  const given = [o.url !== undefined, o.cluster !== undefined, o.client !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new TypeError('redisStore: give exactly one of url, cluster ({ rootNodes }) or client');
+  if (o.url !== undefined && !/^rediss?:\/\//.test(String(o.url))) {
+    throw new TypeError(`redisStore: url must start with redis:// or rediss://, got ${JSON.stringify(o.url)}`);
+  }
+  if (o.cluster !== undefined && !(Array.isArray(o.cluster.rootNodes) && o.cluster.rootNodes.length > 0)) {
+    throw new TypeError('redisStore: cluster.rootNodes must be a non-empty array of { url }');
+  }
+  if (o.keyPrefix !== undefined && (typeof o.keyPrefix !== 'string' || /[{}]/.test(o.keyPrefix))) {
+    throw new TypeError('redisStore: keyPrefix must be a string without { or }');
+  }
+}
+
+/**
+ * Connects to Redis and returns a store shared by every replica that uses the same Redis
+ * and key prefix. Rejects with `store-unavailable` when Redis cannot be reached within
+ * `connectTimeoutMs`; afterwards every command fails fast with `store-unavailable`
+ * (retryable) while Redis is unreachable, and the store reconnects in the background.
+ *
+ * @example
+ * ```ts
+ * import { redisStore } from 'mcp-continuity/stores/redis';
+ * const store = await redisStore({ url: 'redis://127.0.0.1:6379' });
+ * // Redis Cluster: await redisStore({ cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }] } });
+ * ```
+ */
+export async function redisStore(options: RedisStoreOptions): Promise<Store> {
+  validate(options);
+  const retention = resolveRetention(options.retention);
+  const ttlMs = positive('sessionTtlMs', options.sessionTtlMs, DAY, true);
+  const link = await openLink(options, {
+    connectTimeoutMs: positive('connectTimeoutMs', options.connectTimeoutMs, 5_000),
+    commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2_000),
+    maxReconnectDelayMs: positive('maxReconnectDelayMs', options.maxReconnectDelayMs, 2_000),
+    onError: options.onError ?? (() => {}),
+  });
+  const keys = new Keys(options.keyPrefix ?? 'mcpc:');
+  try {
+    // Sharded pub/sub and XADD with explicit IDs in scripts need Redis 7.
+    const probe = keys.tail('probe');
+    await link.command(probe, ['SPUBLISH', probe, '']);
+  } catch (error) {
+    await link.close();
+    if (error instanceof ContinuityError && error.code === 'store-unavailable') throw error;
+    throw new Error(`redisStore: this Redis does not support sharded pub/sub (SPUBLISH); Redis 7 or later is required: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    name: 'redis',
+    durable: true,
+    shared: true,
+    sessions: new RedisSessionStore(link, keys, ttlMs),
+    log: new RedisEventLog({ link, keys, retention, now: options.now ?? Date.now, ttlMs }),
+    ownership: new RedisOwnership(link, keys, ttlMs),
+    bus: new RedisBus(link, keys),
+    close: () => link.close(),
+  };
+}
