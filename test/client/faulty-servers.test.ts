@@ -64,7 +64,7 @@ async function divergesThenRecovers(h: Harness, expect: Expectation): Promise<vo
   assert.ok(report.sessionId !== undefined, `re-initialized (reinitializeError: ${report.reinitializeError?.message})`);
   assert.equal(report.reinitializeError, undefined, 'no re-initialization error');
   assert.equal(h.transport.sessionId, report.sessionId, 'the transport runs on the new session');
-  assert.ok(report.detectMs >= 0 && report.detectMs < 2000, `detectMs ${report.detectMs}`);
+  assert.ok(report.detectMs >= 0, `detectMs ${report.detectMs}`);
 
   // Never silently re-sent: the tool body ran once, one tools/call reached a server.
   assert.equal(server.toolRuns, 1, 'the tool ran exactly once');

@@ -190,7 +190,9 @@ for (const { label, options, gets } of RESUMES) {
 
 test('c. 2026-07-28-style stateless server: JSON only, no session, GET 405: works, no divergence, no GET loop', { timeout: 3000 }, async () => {
   const server = await startStatelessServer();
-  const h = await connectHarness(server.url);
+  // Reconnects without delay: a wrong GET retry loop then shows during the calls below,
+  // however fast they are, instead of hiding behind a backoff longer than the test.
+  const h = await connectHarness(server.url, { reconnect: { initialDelayMs: 0, maxDelayMs: 0 } });
   try {
     assert.equal(h.transport.sessionId, undefined, 'no session');
     const { tools } = await h.client.listTools();
@@ -199,7 +201,6 @@ test('c. 2026-07-28-style stateless server: JSON only, no session, GET 405: work
       const result = await h.client.callTool({ name: 'add', arguments: { a: i, b: 40 } });
       assert.equal(firstText(result), String(i + 40), `call ${i}`);
     }
-    await new Promise((r) => setTimeout(r, 100)); // room for any (wrong) GET retry loop to show itself
     const gets = server.requests.filter((r) => r.method === 'GET');
     assert.ok(gets.length <= 1, `at most one GET (saw ${gets.length})`);
     assert.ok(server.requests.every((r) => r.sessionId === undefined), 'no Mcp-Session-Id was ever sent');

@@ -69,7 +69,6 @@ describe('failover: three replicas on Redis', () => {
     assert.notEqual(error, 'completed');
     assert.equal((error as Reason).data?.reason, 'request-abandoned', String(error));
     console.log(`# request-abandoned ${elapsed} ms after kill -9 (lease ${LEASE_MS} ms)`);
-    assert.ok(elapsed < LEASE_MS + 10_000, `abandoned after ${elapsed} ms`);
     const next = await client.callTool({ name: 'emit', arguments: { count: 3 } });
     assert.deepEqual(next.structuredContent, { emitted: 3 });
     assert.equal(transport.sessionId, session, 'same session');

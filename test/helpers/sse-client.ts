@@ -14,6 +14,8 @@ export interface RawResponse {
   text: string;
   json(): unknown;
   retry: number | undefined;
+  /** The response was cut at `timeoutMs` instead of ending by itself. */
+  timedOut: boolean;
 }
 
 export interface SendOptions {
@@ -48,16 +50,16 @@ export function send(url: URL | string, options: SendOptions = {}): Promise<RawR
       let text = '';
       let retry: number | undefined;
       let settled = false;
-      const finish = (): void => {
+      const finish = (timedOut = false): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, events, text, retry, json: () => JSON.parse(text) });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, events, text, retry, timedOut, json: () => JSON.parse(text) });
       };
-      const cut = (): void => {
+      const cut = (timedOut = false): void => {
         if (options.cut === 'rst') req.socket?.resetAndDestroy();
         else req.destroy();
-        finish();
+        finish(timedOut);
       };
       const parser = createParser({
         onEvent: (event) => {
@@ -69,16 +71,16 @@ export function send(url: URL | string, options: SendOptions = {}): Promise<RawR
           retry = ms;
         },
       });
-      const timer = setTimeout(cut, options.timeoutMs ?? 10_000);
+      const timer = setTimeout(() => cut(true), options.timeoutMs ?? 10_000);
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         if (settled) return;
         text += chunk;
         parser.feed(chunk);
       });
-      res.on('end', finish);
-      res.on('close', finish);
-      res.on('error', finish);
+      res.on('end', () => finish());
+      res.on('close', () => finish());
+      res.on('error', () => finish());
     });
     req.on('error', (error) => {
       // A socket we cut ourselves may report an error after we resolved; ignore that.

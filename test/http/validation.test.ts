@@ -170,7 +170,6 @@ describe('JSON-RPC bodies and batches', () => {
   it('a batch on a 2025-03-26 session: one response per request on one SSE stream, which then closes', async () => {
     const h = await initialize(f.url, '2025-03-26');
     assert.equal(h.protocolVersion, '2025-03-26');
-    const started = Date.now();
     const res = await send(f.url, {
       // 2025-03-26 has no MCP-Protocol-Version header.
       headers: { 'mcp-session-id': h.sessionId },
@@ -184,7 +183,7 @@ describe('JSON-RPC bodies and batches', () => {
     });
     assert.equal(res.status, 200, res.text);
     assert.match(String(header(res, 'content-type')), /^text\/event-stream/);
-    assert.ok(Date.now() - started < 4000, 'the stream ended by itself once every request was answered');
+    assert.equal(res.timedOut, false, 'the stream ended by itself once every request was answered');
     const all = messages(res.events);
     const responses = all.filter((m) => 'id' in m && !('method' in m));
     assert.deepEqual(responses.map((m) => m.id).sort(), [9001, 9002, 9003], 'exactly one response per request');
@@ -419,7 +418,7 @@ describe('request limits', () => {
     assert.ok(res.chunked);
     const type = res.headers['content-type'];
     assertRefusal(
-      { status: res.status, headers: res.headers, events: [], text: res.text, json: () => JSON.parse(res.text), retry: undefined },
+      { status: res.status, headers: res.headers, events: [], text: res.text, json: () => JSON.parse(res.text), retry: undefined, timedOut: false },
       'body-too-large',
       `chunked (${String(type)})`,
     );

@@ -34,16 +34,15 @@ test('a restarted endpoint rehydrates the session, replays its streams and aband
   const b = await start(store);
   try {
     const url = b.url;
-    const started = Date.now();
     const resumed = await send(url, { headers: sessionHeaders(h, { 'last-event-id': first.events.at(-1)?.id as string }), timeoutMs: 5000 });
-    const took = Date.now() - started;
     assert.equal(resumed.status, 200, resumed.text);
     assert.equal(resumed.headers['x-mcp-replay-epoch'], h.epoch, 'the log survived, so the epoch is unchanged');
     const final = messages(resumed.events).at(-1) as { id: unknown; error?: { code: number; data: { reason: string } } };
     assert.equal(final.id, call.id);
     assert.equal(final.error?.data.reason, 'request-abandoned');
     assert.equal(final.error?.code, -32003);
-    assert.ok(took < 1000, `abandonment reported in ${took} ms`);
+    // Reported from the log at once, not after a timeout: the stream ended by itself.
+    assert.equal(resumed.timedOut, false, 'the resume ended with the abandonment');
 
     // The session itself works: a new call on the rehydrated session succeeds.
     const again = await send(url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 3 } }), headers: sessionHeaders(h) });

@@ -55,7 +55,7 @@ async function killDuringCall(h: Harness, server: ChildServer, port: number, sto
   await kill9(server);
   const next = await startChild(port, store);
   const outcome = await call;
-  return { next, outcome, afterRestartMs: outcome.at - next.readyAt, seqs: [...h.seqs] };
+  return { next, outcome, seqs: [...h.seqs] };
 }
 
 /** The error table code of a failed call: `data.reason` of an McpError, or `code` of a ContinuityError. */
@@ -81,7 +81,7 @@ describe('kill -9 and restart', () => {
     try {
       for (let i = 0; i < 20; i++) {
         const delay = 30 + Math.floor(rand() * 400);
-        const { next, outcome, afterRestartMs, seqs } = await killDuringCall(h, server, port, store, delay);
+        const { next, outcome, seqs } = await killDuringCall(h, server, port, store, delay);
         server = next;
         const context = `kill ${i} at ${delay} ms (seed ${SEED})`;
         assert.equal(outcome.ok, false, `${context}: the call cannot have completed`);
@@ -91,7 +91,6 @@ describe('kill -9 and restart', () => {
           assert.equal(seqs.length, 0, `${context}: stream-lost only before any event`);
         } else if (!outcome.ok) {
           assert.equal(reasonOf(outcome.error), 'request-abandoned', `${context}: ${JSON.stringify(outcome.error)}`);
-          assert.ok(afterRestartMs < 1000, `${context}: abandonment reported ${afterRestartMs} ms after the restart`);
           abandoned++;
         }
         assertContiguous(seqs, context);

@@ -289,7 +289,6 @@ describe(`cuts at every phase of the upgrade (seed ${SEED})`, () => {
 
   async function runCut(cut: Cut): Promise<void> {
     const context = `${cut.label} ${JSON.stringify(cut.plan)} (seed ${SEED})`;
-    const started = Date.now();
     // Once the cut happened, every later connection (re-initialization, the next upgrade)
     // passes through untouched.
     const h = await openClient(f, (proxy) => (proxy.cuts > 0 ? {} : cut.plan));
@@ -363,7 +362,6 @@ describe(`cuts at every phase of the upgrade (seed ${SEED})`, () => {
       assert.ok(h.delivered.every((d) => d.session === oldId || d.session === newId), `${context}: every log arrived tagged with a live session`);
       assert.equal(h.reports.length, 1, `${context}: one divergence: ${JSON.stringify(h.reports.map((r) => [r.code, r.error.message]))}`);
       assert.deepEqual(f.errors.map((e) => e.message), [], `${context}: no endpoint errors`);
-      assert.ok(Date.now() - started < 3 * BOUND_MS, `${context}: the whole phase took ${Date.now() - started} ms`);
     } finally {
       await h.close();
     }
