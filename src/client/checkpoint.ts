@@ -10,7 +10,8 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomToken } from '../protocol/crypto.js';
 import { CheckpointError } from './errors.js';
-import { streamCheckpointProblem, type StreamCheckpoint } from './verifier.js';
+import { streamCheckpointProblem } from './stream-checkpoint.js';
+import type { StreamCheckpoint } from './verdicts.js';
 
 /** One session's checkpoint. */
 export interface SessionCheckpoint {

@@ -8,7 +8,7 @@
  * the same unprovable answer.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import type { DivergenceVerdict } from './verifier.js';
+import type { DivergenceVerdict } from './verdicts.js';
 
 /** A divergence code: the `kind` of a {@link DivergenceVerdict}. */
 export type DivergenceCode = DivergenceVerdict['kind'];
