@@ -1,37 +1,10 @@
-/** The results of one run, and their markdown rendering. */
-import type { IdleResult } from './idle.js';
-import type { ReplayResult } from './replay.js';
-import { bytes, fmt, fmtSpread, type Spread } from './stats.js';
-import type { TargetLine } from './targets.js';
+/** The markdown rendering of one run's results. */
+import type { Results } from './results.js';
+import { bytes, fmt, fmtSpread } from './stats.js';
 import type { CellResult } from './throughput.js';
-import type { VerifyResult } from './verify.js';
 import { CONTENDERS, LABELS } from './workload.js';
 
-export interface Profile {
-  name: 'quick' | 'full';
-  rounds: number;
-  /** Per payload size: the burst the main grid (and the targets) use. */
-  mainBurst: Record<number, number>;
-}
-
-export interface Results {
-  profile: Profile;
-  startedAt: string;
-  durationS: number;
-  machine: { node: string; cpus: number; cpu: string; loadavg: number[] };
-  throughput: CellResult[];
-  replay: ReplayResult[];
-  refusal: { ms: Spread; refusedAs: string } | undefined;
-  /** A request's floor on this machine: a GET for an unknown session on a fresh connection (404), ms. */
-  requestFloorMs?: Spread | undefined;
-  idle: IdleResult[];
-  verify: VerifyResult[];
-  targets: TargetLine[];
-  /** Sections other harnesses add (e.g. a cluster run), rendered as given. */
-  extra: Array<{ title: string; markdown: string }>;
-  /** Measurements that failed (their cells are missing). */
-  failures: string[];
-}
+export type { Profile, Results } from './results.js';
 
 const SIZE: Record<number, string> = { 100: '100 B', 4096: '4 KiB', 65536: '64 KiB' };
 

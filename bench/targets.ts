@@ -3,16 +3,10 @@
  * with the measured value (or ratio) and the bound. A target the run has no data for is
  * listed as SKIP with the reason; none is dropped.
  */
-import type { Results } from './report.js';
+import type { Results, TargetLine } from './results.js';
 import type { CellResult } from './throughput.js';
 import type { Contender } from './workload.js';
 
-export interface TargetLine {
-  status: 'PASS' | 'MISS' | 'SKIP';
-  name: string;
-  measured: string;
-  bound: string;
-}
 
 function cell(results: Results, contender: Contender, payload: number, sessions: number): CellResult | undefined {
   return results.throughput.find((c) => c.contender === contender && c.payload === payload && c.sessions === sessions && c.burst === results.profile.mainBurst[payload]);
