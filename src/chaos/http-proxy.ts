@@ -5,9 +5,11 @@
  * and requests delayed. WebSocket upgrades are forwarded as raw byte pipes. Seeded, so a
  * failing run can be repeated. Loopback only by default: it is a test tool.
  */
-import { prng } from './prng.js';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { eventCut, NO_CUT, type CutCounter } from './cut.js';
+import { prng } from './prng.js';
+import { listen } from './listen.js';
 
 /** One injected fault, as reported to {@link HttpChaosOptions.onFault}. */
 export interface ChaosFault {
@@ -72,114 +74,26 @@ export async function startHttpChaosProxy(options: HttpChaosOptions): Promise<Ht
   const settings = { ...options };
   const random = prng(options.seed ?? 1);
   const faults: ChaosFault[] = [];
-  const sockets = new Set<Socket>();
   let requests = 0;
-
   const pick = (): { index: number; target: URL } => {
     const index = requests++;
     return { index, target: targets[index % targets.length] as URL };
   };
-
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
-    const { index, target } = pick();
-    const cutThis = (settings.cutAfterEvents !== undefined || settings.cutAfterBytes !== undefined) && random() < (settings.cutProbability ?? 1);
-    const go = (): void => {
-      const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.statusMessage, up.headers);
-          let events = 0;
-          let bytes = 0;
-          let tail = '';
-          let cut = false;
-          up.on('data', (chunk: Buffer) => {
-            if (cut) return;
-            let end = chunk.length;
-            if (cutThis && settings.cutAfterBytes !== undefined && bytes + end >= settings.cutAfterBytes) end = settings.cutAfterBytes - bytes;
-            if (cutThis && settings.cutAfterEvents !== undefined) {
-              // Find the Nth event terminator (a blank line) in this chunk, across chunk boundaries.
-              const text = tail + chunk.toString('latin1');
-              let from = 0;
-              for (;;) {
-                const at = text.indexOf('\n\n', from);
-                if (at < 0) break;
-                const inChunk = at + 2 - tail.length;
-                if (inChunk > end) break;
-                events++;
-                from = at + 2;
-                if (events >= settings.cutAfterEvents) {
-                  end = Math.max(0, inChunk);
-                  break;
-                }
-              }
-              tail = text.slice(-1);
-            }
-            const reached = end < chunk.length || (cutThis && settings.cutAfterEvents !== undefined && events >= settings.cutAfterEvents) || (cutThis && settings.cutAfterBytes !== undefined && bytes + end >= settings.cutAfterBytes);
-            if (!reached) {
-              bytes += chunk.length;
-              if (!res.write(chunk)) up.pause();
-              return;
-            }
-            cut = true;
-            bytes += end;
-            const kind = settings.mode ?? 'fin';
-            faults.push({ request: index, target: target.host, kind, events, bytes });
-            settings.onFault?.(faults[faults.length - 1] as ChaosFault);
-            const head = chunk.subarray(0, end);
-            if (kind === 'stall') {
-              res.write(head);
-              up.pause();
-              return;
-            }
-            upstream.destroy();
-            if (kind === 'rst') res.write(head, () => res.socket?.resetAndDestroy());
-            else res.end(head);
-          });
-          res.on('drain', () => up.resume());
-          up.on('end', () => {
-            if (!cut) res.end();
-          });
-          up.on('error', () => res.destroy());
-        },
-      );
-      upstream.on('error', () => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`chaos proxy: ${target.host} unreachable`);
-        else res.destroy();
-      });
-      res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
-    };
-    if (settings.delayMs) setTimeout(go, settings.delayMs);
-    else go();
+  const onFault = (fault: ChaosFault): void => {
+    faults.push(fault);
+    settings.onFault?.(fault);
   };
 
-  const server: Server = createServer(forward);
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+  const server: Server = createServer((req, res) => {
+    const { index, target } = pick();
+    const cutThis = (settings.cutAfterEvents !== undefined || settings.cutAfterBytes !== undefined) && random() < (settings.cutProbability ?? 1);
+    const counter = cutThis ? eventCut(settings.cutAfterEvents, settings.cutAfterBytes) : NO_CUT;
+    const go = (): void => forwardRequest(req, res, target, counter, (kind, c) => onFault({ request: index, target: target.host, kind, events: c.events, bytes: c.bytes }), settings.mode ?? 'fin');
+    if (settings.delayMs) setTimeout(go, settings.delayMs);
+    else go();
   });
-  // WebSocket (and any other) upgrades: replay the head with Host rewritten, then pipe raw bytes.
-  server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    const { target } = pick();
-    const upstream = connect(Number(target.port || 80), target.hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i] as string;
-        lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : req.rawHeaders[i + 1]}`);
-      }
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length > 0) upstream.write(head);
-      client.pipe(upstream).pipe(client);
-    });
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => tunnel(req, client, head, pick().target));
+  const close = await listen(server, options.host, options.port);
   const port = (server.address() as AddressInfo).port;
   const host = options.host ?? '127.0.0.1';
   return {
@@ -192,9 +106,66 @@ export async function startHttpChaosProxy(options: HttpChaosOptions): Promise<Ht
     configure(change) {
       Object.assign(settings, change);
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
+}
+
+type CutKind = ChaosFault['kind'];
+
+/** Forwards one request to `target`, with `Host` rewritten, cutting its response where `counter` says. */
+function forwardRequest(req: IncomingMessage, res: ServerResponse, target: URL, counter: CutCounter, onCut: (kind: CutKind, counter: CutCounter) => void, kind: CutKind): void {
+  const upstream = httpRequest(
+    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, up.headers);
+      let cut = false;
+      up.on('data', (chunk: Buffer) => {
+        if (cut) return;
+        const end = counter.feed(chunk);
+        if (end === undefined) {
+          if (!res.write(chunk)) up.pause();
+          return;
+        }
+        cut = true;
+        onCut(kind, counter);
+        const head = chunk.subarray(0, end);
+        if (kind === 'stall') {
+          res.write(head);
+          up.pause();
+          return;
+        }
+        upstream.destroy();
+        if (kind === 'rst') res.write(head, () => res.socket?.resetAndDestroy());
+        else res.end(head);
+      });
+      res.on('drain', () => up.resume());
+      up.on('end', () => {
+        if (!cut) res.end();
+      });
+      up.on('error', () => res.destroy());
+    },
+  );
+  upstream.on('error', () => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`chaos proxy: ${target.host} unreachable`);
+    else res.destroy();
+  });
+  res.on('close', () => upstream.destroy());
+  req.pipe(upstream);
+}
+
+/** WebSocket (and any other) upgrades: replays the head with Host rewritten, then pipes raw bytes. */
+function tunnel(req: IncomingMessage, client: Socket, head: Buffer, target: URL): void {
+  const upstream = connect(Number(target.port || 80), target.hostname, () => {
+    const lines = [`${req.method} ${req.url} HTTP/1.1`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i] as string;
+      lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : req.rawHeaders[i + 1]}`);
+    }
+    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (head.length > 0) upstream.write(head);
+    client.pipe(upstream).pipe(client);
+  });
+  upstream.on('error', () => client.destroy());
+  client.on('error', () => upstream.destroy());
+  client.on('close', () => upstream.destroy());
 }

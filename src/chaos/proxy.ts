@@ -9,6 +9,8 @@
  * HTTP requests (round robin across replicas, Host rewriting, cuts after N SSE events).
  */
 import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
+import { byteCut } from './cut.js';
+import { listen } from './listen.js';
 
 export { startHttpChaosProxy, type ChaosFault, type HttpChaosOptions, type HttpChaosProxy } from './http-proxy.js';
 
@@ -47,75 +49,16 @@ export interface ChaosProxy {
   close(): Promise<void>;
 }
 
+/** Starts the TCP proxy; each connection follows `options.plan` for its index. */
 export async function startChaosProxy(options: ProxyOptions): Promise<ChaosProxy> {
   let plan: (index: number) => ConnectionPlan = options.plan ?? (() => ({}));
   let connections = 0;
   let cuts = 0;
-  const sockets = new Set<Socket>();
   const server = createServer((client) => {
-    const index = connections++;
-    const p = plan(index);
-    const target = p.upstream ?? options.upstream;
-    const upstream = connect(target.port, target.host);
-    sockets.add(client);
-    sockets.add(upstream);
-    client.on('close', () => sockets.delete(client));
-    upstream.on('close', () => sockets.delete(upstream));
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    client.pipe(upstream);
-    let forwarded = 0;
-    let cut = false;
-    let armed = p.after === undefined;
-    let seen = '';
-    upstream.on('data', (chunk: Buffer) => {
-      if (cut) return;
-      if (!armed && p.after !== undefined) {
-        // Look for the marker across chunk boundaries; count from where it starts.
-        seen = (seen + chunk.toString('latin1')).slice(-(chunk.length + p.after.length));
-        const at = seen.indexOf(p.after);
-        if (at >= 0) {
-          armed = true;
-          // Bytes of this chunk before the marker do not count toward the cut.
-          const markerInChunk = at - (seen.length - chunk.length);
-          forwarded = -Math.max(markerInChunk, 0);
-        } else {
-          if (!client.write(chunk)) upstream.pause();
-          return;
-        }
-      }
-      const limit = p.cutAfterBytes;
-      if (limit === undefined || forwarded + chunk.length < limit) {
-        forwarded += chunk.length;
-        if (!client.write(chunk)) upstream.pause();
-        return;
-      }
-      cut = true;
-      cuts++;
-      const head = chunk.subarray(0, limit - forwarded);
-      forwarded = limit;
-      if (p.mode === 'stall') {
-        client.write(head);
-        upstream.pause();
-        return;
-      }
-      if (p.mode === 'rst') {
-        // Write what fits, then reset once it is flushed: the client sees a partial event and ECONNRESET.
-        client.write(head, () => client.resetAndDestroy());
-      } else {
-        client.end(head);
-      }
-      upstream.destroy();
-    });
-    client.on('drain', () => upstream.resume());
-    upstream.on('end', () => {
-      if (!cut) client.end();
-    });
+    const p = plan(connections++);
+    forwardConnection(client, p.upstream ?? options.upstream, p, () => cuts++);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  const close = await listen(server, options.host, options.port);
   return {
     port: (server.address() as AddressInfo).port,
     server,
@@ -128,9 +71,42 @@ export async function startChaosProxy(options: ProxyOptions): Promise<ChaosProxy
     setPlan(next) {
       plan = next;
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
+}
+
+/** Pipes one connection to `target`, cutting the response where the plan says. */
+function forwardConnection(client: Socket, target: { host: string; port: number }, p: ConnectionPlan, onCut: () => void): void {
+  const upstream = connect(target.port, target.host);
+  // Either side going away takes the other with it (closing the proxy closes every client).
+  client.on('close', () => upstream.destroy());
+  upstream.on('error', () => client.destroy());
+  client.on('error', () => upstream.destroy());
+  client.pipe(upstream);
+  const counter = byteCut(p.cutAfterBytes, p.after);
+  let cut = false;
+  upstream.on('data', (chunk: Buffer) => {
+    if (cut) return;
+    const end = counter.feed(chunk);
+    if (end === undefined) {
+      if (!client.write(chunk)) upstream.pause();
+      return;
+    }
+    cut = true;
+    onCut();
+    const head = chunk.subarray(0, end);
+    if (p.mode === 'stall') {
+      client.write(head);
+      upstream.pause();
+      return;
+    }
+    // rst: write what fits, then reset once it is flushed: the client sees a partial event and ECONNRESET.
+    if (p.mode === 'rst') client.write(head, () => client.resetAndDestroy());
+    else client.end(head);
+    upstream.destroy();
+  });
+  client.on('drain', () => upstream.resume());
+  upstream.on('end', () => {
+    if (!cut) client.end();
+  });
 }
