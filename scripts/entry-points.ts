@@ -33,7 +33,8 @@ export function expected(exportsMap: Record<string, string | Conditions>): { exp
     const file = entryFile(subpath);
     files.set(file, entrySource(subpath, esm));
     const { types, import: _import, default: _default, require: _require, ...rest } = value;
-    out[subpath] = { ...(types === undefined ? {} : { types }), import: esm, ...rest, require: `./${file}` };
+    // Other conditions (`browser`) go before `import`: the first that holds wins.
+    out[subpath] = { ...(types === undefined ? {} : { types }), ...rest, import: esm, require: `./${file}` };
   }
   return { exports: out, files };
 }

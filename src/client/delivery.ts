@@ -4,6 +4,7 @@
  * a response therefore waits one macrotask after notifications delivered before it, or
  * its own progress notifications would be lost.
  */
+import { queueMacrotask } from '#turn';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 
 export class OrderedDelivery {
@@ -27,7 +28,7 @@ export class OrderedDelivery {
       for (let m = this.#inbox.shift(); m !== undefined; m = this.#inbox.shift()) {
         const isResponse = !('method' in m);
         if (isResponse && this.#notifiedSinceYield) {
-          await new Promise((resolve) => setImmediate(resolve));
+          await new Promise<void>((resolve) => queueMacrotask(resolve));
           this.#notifiedSinceYield = false;
         }
         if (!isResponse) this.#notifiedSinceYield = true;

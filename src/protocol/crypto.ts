@@ -1,44 +1,23 @@
 /**
- * The core's only dependency on `node:crypto`: a synchronous SHA-256 for the event
- * hash chain (WebCrypto's digest is async, far too slow per event) and CSPRNG tokens.
- * `node:crypto` exists on Node, Deno, Bun and Workers with nodejs_compat.
+ * The core's hashing and random tokens: a synchronous SHA-256 for the event hash chain
+ * (WebCrypto's digest is async, far too slow per event) and CSPRNG tokens.
+ *
+ * Two implementations give identical results, chosen by package.json `imports` (`#crypto`):
+ * `node:crypto` where the `node` condition holds (Node, Bun, Deno), and a pure-JS SHA-256
+ * with WebCrypto's `getRandomValues` elsewhere (browsers, Workers), so a browser bundle
+ * needs no `node:` module. Changing the algorithm means changing both, and the test that
+ * compares them (test/unit/crypto.test.ts).
  */
-import * as nodeCrypto from 'node:crypto';
+export { sha256b64url, sha256b64urlOfPair, sha256b64urlOfBytes, randomToken } from '#crypto';
 
-type OneShot = (algorithm: string, data: string, encoding: 'base64url') => string;
-/**
- * The one-shot `crypto.hash` (Node ≥ 20.12): about three times faster per small event
- * than a `Hash` object, which costs an allocation and several native calls per digest.
- * Runtimes without it use the `Hash` object.
- */
-const oneShot = (nodeCrypto as { hash?: OneShot }).hash;
-/** Above this many UTF-16 units, joining the parts costs more than the `Hash` object saves. */
-const ONE_SHOT_MAX = 16 * 1024;
-
-/** base64url(SHA-256(input)) truncated to `chars` characters. */
-export function sha256b64url(input: string, chars: number): string {
-  if (oneShot !== undefined) return oneShot('sha256', input, 'base64url').slice(0, chars);
-  return nodeCrypto.createHash('sha256').update(input, 'utf8').digest('base64url').slice(0, chars);
-}
-
-/** base64url(SHA-256(first ‖ second)) truncated. */
-export function sha256b64urlOfPair(first: string, second: string, chars: number): string {
-  // Small inputs: one-shot on the joined string (cheaper than a Hash object's calls).
-  // Large ones: hashed in place, so the payload is not copied into a joined string first.
-  if (oneShot !== undefined && second.length <= ONE_SHOT_MAX) return oneShot('sha256', first + second, 'base64url').slice(0, chars);
-  return nodeCrypto.createHash('sha256').update(first, 'utf8').update(second, 'utf8').digest('base64url').slice(0, chars);
-}
-
-/** A CSPRNG token of `bytes` random bytes, base64url (visible ASCII, no padding). */
-export function randomToken(bytes: number): string {
-  return nodeCrypto.randomBytes(bytes).toString('base64url');
-}
-
-type OneShotBytes = (algorithm: string, data: Uint8Array, encoding: 'base64url') => string;
-const oneShotBytes = oneShot as OneShotBytes | undefined;
-
-/** base64url(SHA-256(bytes)) truncated to `chars` characters: hashed where they lie, no copy. */
-export function sha256b64urlOfBytes(bytes: Uint8Array, chars: number): string {
-  if (oneShotBytes !== undefined) return oneShotBytes('sha256', bytes, 'base64url').slice(0, chars);
-  return nodeCrypto.createHash('sha256').update(bytes).digest('base64url').slice(0, chars);
+/** What each implementation provides. */
+export interface Crypto {
+  /** base64url(SHA-256(UTF-8 of `input`)) truncated to `chars` characters. */
+  sha256b64url(input: string, chars: number): string;
+  /** base64url(SHA-256(UTF-8 of `first ‖ second`)) truncated to `chars` characters. */
+  sha256b64urlOfPair(first: string, second: string, chars: number): string;
+  /** base64url(SHA-256(`bytes`)) truncated to `chars` characters. */
+  sha256b64urlOfBytes(bytes: Uint8Array, chars: number): string;
+  /** A CSPRNG token of `bytes` random bytes, base64url (visible ASCII, no padding). */
+  randomToken(bytes: number): string;
 }

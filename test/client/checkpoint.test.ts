@@ -7,13 +7,13 @@ import { chainSeed, formatEventId, nextChain } from '../../src/protocol/event-id
 import {
   DEFAULT_MAX_STREAMS,
   boundStreams,
-  fileCheckpoint,
   isSessionCheckpoint,
   memoryCheckpoint,
   type CheckpointStore,
   type CheckpointStoreOptions,
   type SessionCheckpoint,
 } from '../../src/client/checkpoint.js';
+import { fileCheckpoint } from '../../src/client/file-checkpoint.js';
 import { CheckpointError, isCheckpointError } from '../../src/client/errors.js';
 import type { StreamCheckpoint } from '../../src/client/verifier.js';
 

@@ -4,6 +4,7 @@
  * a related message to its request's stream while that is open, anything else to the
  * standalone stream).
  */
+import { queueMacrotask } from '#turn';
 import { randomToken } from '../../protocol/crypto.js';
 import { ContinuityError } from '../../protocol/errors.js';
 import { UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../../protocol/headers.js';
@@ -437,7 +438,7 @@ export class Session implements StreamHost, TransportOwner {
 
   #endRefused(): void {
     this.#refused = undefined;
-    setImmediate(() => void this.terminate().catch(this.#report));
+    queueMacrotask(() => void this.terminate().catch(this.#report));
   }
 
   #newSink(counted = false): SseSink {

@@ -12,6 +12,7 @@
  * budget lasts. The work is the same; it is interleaved with the rest of the loop instead
  * of arriving as one stall.
  */
+import { queueMacrotask } from '#turn';
 
 /** Request handling started per event-loop turn before further requests wait a turn, ms. */
 export const REQUEST_BUDGET_MS = 2;
@@ -22,18 +23,20 @@ let turnEndQueued = false;
 /** Requests waiting for a turn, oldest first; each has one pending {@link pump}. */
 const waiting: Array<() => void> = [];
 
-/** Ends the current turn after the work queued so far (an immediate runs after the poll phase). */
+function endTurn(): void {
+  turnEndQueued = false;
+  turnStart = -1;
+}
+
+/** Ends the current turn after the work queued so far (a later macrotask). */
 function endTurnSoon(): void {
   if (turnEndQueued) return;
   turnEndQueued = true;
-  setImmediate(() => {
-    turnEndQueued = false;
-    turnStart = -1;
-  });
+  queueMacrotask(endTurn);
 }
 
 /**
- * One waiting request's chance to start. Each runs as its own immediate, so the request it
+ * One waiting request's chance to start. Each runs as its own macrotask, so the request it
  * starts runs (to its first I/O wait) before the next pump measures the turn.
  */
 function pump(): void {
@@ -42,9 +45,13 @@ function pump(): void {
     turnStart = now;
     endTurnSoon();
   } else if (now - turnStart >= REQUEST_BUDGET_MS) {
-    // Spent: try again on the next turn, after that turn's reset.
-    endTurnSoon();
-    setImmediate(pump);
+    // Spent: try again in a later macrotask, which ends this turn itself. It does not wait
+    // for endTurnSoon's: a runtime that cancels the timers of a request that has ended
+    // (Workers) may never run that one, and a pump that only rescheduled itself would spin.
+    queueMacrotask(() => {
+      endTurn();
+      pump();
+    });
     return;
   }
   waiting.shift()?.();
@@ -65,6 +72,6 @@ export function admit(): Promise<void> | undefined {
     if (now - turnStart < REQUEST_BUDGET_MS) return undefined;
   }
   const turn = new Promise<void>((resolve) => waiting.push(resolve));
-  setImmediate(pump);
+  queueMacrotask(pump);
   return turn;
 }

@@ -23,6 +23,8 @@
  * first in the next.
  */
 
+import { queueMacrotask } from '#turn';
+
 /** Producer time per event-loop turn, across all streams, ms. */
 export const TURN_BUDGET_MS = 2;
 
@@ -46,7 +48,7 @@ function budgetSpent(now: number): boolean {
 function schedule(): void {
   if (scheduled) return;
   scheduled = true;
-  setImmediate(release);
+  queueMacrotask(release);
 }
 
 function runTasks(): void {
