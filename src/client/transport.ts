@@ -23,6 +23,7 @@ import { StreamPositions } from './positions.js';
 import { namesSession, refusalError, sessionGone } from './refusal.js';
 import { jsonAnswer, notAnAnswer } from './post-answer.js';
 import { readCheckpoint } from './restore.js';
+import { corsRefusal } from './cors.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
@@ -261,7 +262,8 @@ export class ContinuityClientTransport implements InboundHost {
       if (this.#closed) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
-      throw new ContinuityError('stream-lost', `The request's connection failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
+      throw (await corsRefusal(this.url, error, this.#fetch))
+        ?? new ContinuityError('stream-lost', `The request's connection failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
     } finally {
       if (posting && !this.#posting.end(posting)) failedByRecovery = true;
     }

@@ -59,6 +59,7 @@ export const ERRORS = {
   'foreign-stream': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event belongs to another stream, epoch or ID scheme', retryable: false },
   undetectable: { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Continuity cannot be proven: event IDs carry no verifiable position', retryable: false },
   'stream-lost': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The response stream was lost and cannot be resumed', retryable: false },
+  'cors-refused': { status: 502, rpc: JsonRpcCode.ServerError, message: "The browser refused the cross-origin request: the server's CORS settings do not allow this origin, its methods or headers", retryable: false },
   'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },
 
   // HTTP / protocol validation

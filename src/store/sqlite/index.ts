@@ -291,6 +291,13 @@ const connections = new WeakMap<Store, { db: Db; path: string }>();
  *   the file cannot be opened, is not an mcp-continuity store, or has a newer schema;
  *   `ContinuityError` `store-locked` when another live process has the file open.
  */
+/** Bun or Deno, where better-sqlite3 (a Node addon built on nan) cannot load; undefined on Node. */
+function otherRuntime(): string | undefined {
+  if ('Bun' in globalThis) return 'Bun';
+  if ('Deno' in globalThis) return 'Deno';
+  return undefined;
+}
+
 export function sqliteStore(options: SqliteStoreOptions): Store {
   validate(options);
   const retention = resolveRetention(options.retention);
@@ -301,6 +308,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   try {
     db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (err) {
+    const runtime = otherRuntime();
+    // There the driver itself cannot load: the path is not what is wrong.
+    if (runtime !== undefined) throw new Error(`sqliteStore: better-sqlite3 does not load on ${runtime} (${(err as Error).message.split('\n')[0]}); on ${runtime} use memoryStore or redisStore, or serve from Node for SQLite`, { cause: err });
     throw new Error(`sqliteStore: cannot open ${path}: ${(err as Error).message}`, { cause: err });
   }
   let c: Connection;
