@@ -27,8 +27,9 @@ const endpoint = createEndpoint({
 });
 const handle = (request) => endpoint.handle(request);
 if (runtime === 'bun') {
-  // idleTimeout (seconds) above the endpoint's 15 s keep-alive: Bun's default 10 s cuts idle streams.
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 30, fetch: handle });
+  // idleTimeout (seconds) above the endpoint's 15 s keep-alive: Bun's default 10 s cuts idle streams
+  // (BUN_IDLE_TIMEOUT=10 shows the idle test failing without it).
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: Number(env('BUN_IDLE_TIMEOUT') ?? 30), fetch: handle });
   console.log(JSON.stringify({ runtime, port: server.port }));
 } else {
   Deno.serve({ hostname: '127.0.0.1', port: 0, onListen: ({ port }) => console.log(JSON.stringify({ runtime, port })) }, handle);

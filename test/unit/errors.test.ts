@@ -38,6 +38,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'foreign-stream': [502, -32002, false],
   undetectable: [502, -32002, false],
   'stream-lost': [502, -32002, false],
+  'cors-refused': [502, -32000, false],
   'checkpoint-corrupt': [500, -32603, false],
   'not-acceptable': [406, -32000, false],
   'unsupported-media-type': [415, -32000, false],

@@ -115,6 +115,9 @@ export class SseSink implements EventSink {
     );
     SINKS.set(this.body, this);
     if (options.keepAliveMs > 0) {
+      // One at once: some servers (Bun) send no headers before the first body bytes, and
+      // time out a connection that has sent nothing (Bun: 10 s by default).
+      this.#write(encodeSseComment('keep-alive'));
       this.#keepAlive = setInterval(() => this.#write(encodeSseComment('keep-alive')), options.keepAliveMs);
       this.#keepAlive.unref?.();
     }

@@ -1,0 +1,18 @@
+/**
+ * The transport's browser bundle (esbuild, `browser` condition, minified): it builds with
+ * no shims, takes the web platform modules, and stays within 10% of the 17 kB gzipped it
+ * was before the browser work (scripts/bundle-size.ts prints the numbers docs/frameworks.md quotes).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TRANSPORT_ENTRY, bundleSize } from '../../scripts/bundle-size.js';
+
+const BEFORE_GZIPPED = 17_000;
+
+test('the transport bundles for the browser within 10% of its former gzipped size', async () => {
+  const size = await bundleSize(TRANSPORT_ENTRY);
+  assert.ok(size.inputs.some((i) => i.endsWith('dist/client/web.js')), 'the browser entry of mcp-continuity/client');
+  assert.ok(size.inputs.some((i) => i.endsWith('dist/platform/crypto-web.js')), 'the web #crypto');
+  assert.deepEqual(size.inputs.filter((i) => i.includes('-node.js') || i.includes('file-checkpoint')), [], 'nothing for Node');
+  assert.ok(size.gzipped <= BEFORE_GZIPPED * 1.1, `${size.gzipped} bytes gzipped, over ${BEFORE_GZIPPED * 1.1}`);
+});
