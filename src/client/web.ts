@@ -1,5 +1,5 @@
 /**
- * `mcp-continuity/client` for browsers and Workers (the `browser` export condition):
+ * `mcp-continuity/client` for browsers (the `browser` export condition):
  * everything but `fileCheckpoint`, which needs `node:fs`. Use `memoryCheckpoint`, or a
  * `CheckpointStore` of your own (IndexedDB, localStorage) to survive a page reload.
  */
