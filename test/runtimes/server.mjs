@@ -10,7 +10,7 @@ const runtime = typeof Bun === 'undefined' ? 'deno' : 'bun';
 let store;
 if (env('STORE') === 'sqlite') {
   try {
-    const { sqliteStore } = await import('../../dist/store/sqlite.js');
+    const { sqliteStore } = await import('../../dist/store/sqlite/index.js');
     store = sqliteStore({ path: env('SQLITE_PATH') });
     console.log(JSON.stringify({ runtime, sqlite: 'ok' }));
   } catch (error) {
