@@ -11,7 +11,10 @@ const BEGIN = '<!-- errors:begin -->';
 const END = '<!-- errors:end -->';
 
 export function renderTable(): string {
-  const rows = Object.entries(ERRORS).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.rpc} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`);
+  const rows = Object.entries(ERRORS).map(([code, e]) => {
+    const data = 'data' in e ? `. *error.data*: ${e.data}` : '';
+    return `| \`${code}\` | ${e.status} | ${e.rpc} | ${e.retryable ? 'yes' : 'no'} | ${e.message}${data} |`;
+  });
   return ['| code (`err.code`, `error.data.reason`) | HTTP | JSON-RPC | retryable | message |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 

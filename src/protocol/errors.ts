@@ -28,6 +28,8 @@ interface ErrorSpec {
   readonly message: string;
   /** May the same request be retried unchanged (after a delay)? */
   readonly retryable: boolean;
+  /** Fields `error.data` may carry beside `reason`, for the docs. */
+  readonly data?: string;
 }
 
 /** The table. Keys are the public codes. */
@@ -47,7 +49,10 @@ export const ERRORS = {
   'replay-epoch-mismatch': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Replay epoch changed: the event log backing this cursor was reset', retryable: false },
   'replay-window-exceeded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is older than the retained replay window', retryable: false },
   'cursor-ahead': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is ahead of the event log: events the client saw are missing', retryable: false },
-  'request-abandoned': { status: 500, rpc: JsonRpcCode.RequestAbandoned, message: 'Request abandoned: it can never complete', retryable: false },
+  'request-abandoned': {
+    status: 500, rpc: JsonRpcCode.RequestAbandoned, message: 'Request abandoned: it can never complete', retryable: false,
+    data: '`mayHaveRun: true` when the request was handed to the replica owning its session and that replica stopped answering: it may have run (it is never run again behind your back); without it, the request did not complete',
+  },
 
   // Client: a resume that cannot be proven continuous (each code is the verdict's kind).
   // 502: the server answered, but not with a continuation the client can prove.
@@ -83,6 +88,7 @@ export const ERRORS = {
   'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
   'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
   'store-fenced': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Write refused: another replica owns this session now (stale fencing token)', retryable: true },
+  'owner-unavailable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The replica owning this session does not answer and its lease has not lapsed yet; retry shortly', retryable: true },
   'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
   'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },

@@ -17,10 +17,21 @@ export const DEFAULT_LEASE_MS = 3000;
 /** A message carried to the owner of a session. */
 export type Carried =
   | { t: 'post'; session: string; messages: JsonRpcMessage[]; batch: boolean; url: string; headers: Record<string, string>; authInfo?: unknown }
-  | { t: 'delete'; session: string };
+  | { t: 'delete'; session: string }
+  /** A GET served on another replica: the owner's upgrade gate decides, and a standalone reader gets its priming event. */
+  | { t: 'open'; session: string; input: 'resume' | 'standalone' };
 
-/** The owner's answer. */
-export type CarriedReply = { ok: true; accepted: Accepted } | { ok: false; code: ErrorCode; message: string; detail?: Record<string, unknown> | undefined };
+/** The owner's answer. `after`: for an `open` standalone reader, the seq its priming event follows. */
+export type CarriedReply =
+  | { ok: true; accepted: Accepted; after?: number | undefined }
+  | { ok: false; code: ErrorCode; message: string; detail?: Record<string, unknown> | undefined };
+
+/**
+ * What became of a carried message: the owner's reply; `undelivered` (nobody listened:
+ * it certainly did not run); or `unknown` (delivered, and its receiver stopped answering
+ * and lost its lease: it may have run, and must not be run again).
+ */
+export type CallOutcome = { t: 'reply'; reply: CarriedReply } | { t: 'undelivered' } | { t: 'unknown' };
 
 type Envelope =
   | { t: 'call'; id: string; from: string; body: Carried }
@@ -46,7 +57,7 @@ export class Cluster {
   readonly ownership: Ownership;
   readonly bus: ClusterBus;
   readonly #held = new Map<string, Held>();
-  readonly #calls = new Map<string, { resolve: (reply: CarriedReply | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
+  readonly #calls = new Map<string, { resolve: (outcome: CallOutcome) => void; timer: ReturnType<typeof setTimeout> }>();
   /** One timer per watched session, calling every watcher's check (each tail asks its own question). */
   readonly #watched = new Map<string, { checks: Set<() => void>; timer: ReturnType<typeof setInterval> }>();
   readonly #onError: (error: Error) => void;
@@ -104,34 +115,33 @@ export class Cluster {
   }
 
   /**
-   * Carries `body` to replica `owner` and waits for its reply; undefined when nobody
-   * listens there, or when it has not answered and no longer holds a live lease on
-   * `session` (checked every lease period: a busy owner is waited for, a dead or paused
-   * one is not, and a message is never carried twice).
+   * Carries `body` to replica `owner` and waits for its reply. A busy owner is waited for
+   * as long as it holds a live lease on the session (checked every lease period); one
+   * that loses it without answering makes the outcome `unknown`. A message is carried once.
    */
-  async call(owner: string, body: Carried): Promise<CarriedReply | undefined> {
+  async call(owner: string, body: Carried): Promise<CallOutcome> {
     await this.ready();
     const id = randomToken(9);
-    const reply = new Promise<CarriedReply | undefined>((resolve) => {
+    const reply = new Promise<CallOutcome>((resolve) => {
       const check = (): void => {
         void this.ownership.current(body.session).then(
           (lease) => {
             const call = this.#calls.get(id);
             if (!call) return;
             if (lease?.owner === owner) call.timer = setTimeout(check, this.leaseMs);
-            else this.#settle(id, undefined);
+            else this.#settle(id, { t: 'unknown' });
           },
-          () => this.#settle(id, undefined),
+          () => this.#settle(id, { t: 'unknown' }),
         );
       };
       this.#calls.set(id, { resolve, timer: setTimeout(check, this.leaseMs) });
     });
     const envelope: Envelope = { t: 'call', id, from: this.replicaId, body };
     const receivers = await this.bus.sendToOwner(owner, JSON.stringify(envelope)).catch((error: unknown) => {
-      this.#settle(id, undefined);
+      this.#settle(id, { t: 'unknown' });
       throw new ContinuityError('store-unavailable', undefined, undefined, { cause: error });
     });
-    if (receivers === 0) this.#settle(id, undefined);
+    if (receivers === 0) this.#settle(id, { t: 'undelivered' });
     return reply;
   }
 
@@ -171,7 +181,7 @@ export class Cluster {
     clearInterval(this.#renewer);
     for (const { timer } of this.#watched.values()) clearInterval(timer);
     this.#watched.clear();
-    for (const id of [...this.#calls.keys()]) this.#settle(id, undefined);
+    for (const id of [...this.#calls.keys()]) this.#settle(id, { t: 'unknown' });
     await Promise.all([...this.#held.keys()].map((s) => this.let(s, true).catch(() => {})));
     const inbox = this.#inbox;
     this.#inbox = undefined;
@@ -207,7 +217,7 @@ export class Cluster {
       return; // not ours to read; nothing on the bus may end the process
     }
     if (envelope.t === 'reply') {
-      this.#settle(envelope.id, envelope.body);
+      this.#settle(envelope.id, { t: 'reply', reply: envelope.body });
       return;
     }
     if (envelope.t !== 'call') return;
@@ -222,12 +232,12 @@ export class Cluster {
       .catch((error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))));
   }
 
-  #settle(id: string, reply: CarriedReply | undefined): void {
+  #settle(id: string, outcome: CallOutcome): void {
     const call = this.#calls.get(id);
     if (!call) return;
     this.#calls.delete(id);
     clearTimeout(call.timer);
-    call.resolve(reply);
+    call.resolve(outcome);
   }
 }
 

@@ -8,13 +8,15 @@
  */
 import { ContinuityError } from '../../protocol/errors.js';
 import type { SessionRecord, Store } from '../../store/types.js';
-import type { Carried, CarriedReply, Cluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
 import type { ServerFactory } from '../session/context.js';
 import type { ResolvedLimits } from '../stream/limits.js';
+import { RemoteReaders } from './remote-readers.js';
 import { RemoteSession } from './remote-session.js';
+import { serveCarried } from './serve-carried.js';
+import { LocalSession } from '../session/local.js';
+import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import { Session, type SessionDeps } from '../session/session.js';
-import { messageExtra } from '../session/transport.js';
-import { proceedOrRefuse } from '../upgrade/gate.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -34,8 +36,10 @@ export interface PlacementOptions {
   onError(error: Error): void;
 }
 
-/** A session as a request finds it: run here, or owned by another replica. */
-export type Placed = Session | RemoteSession;
+/** How many times one request may find its session moved before it is refused. */
+const MAX_PLACEMENTS = 3;
+/** How long a request waits for a silent owner's lease to lapse, in leases. */
+const LAPSE_WAIT = 1.5;
 
 /** The sessions of one endpoint, and where each one is. */
 export class Placement {
@@ -49,6 +53,8 @@ export class Placement {
   readonly #passivates: boolean;
   /** Shared by every session of this endpoint; `onEnd` is wired to this placement. */
   readonly deps: SessionDeps;
+  /** Readers of sessions other replicas own (clusters only). */
+  readonly #remote: RemoteReaders | undefined;
 
   constructor(options: PlacementOptions, deps: Omit<SessionDeps, 'onEnd' | 'shared'>) {
     this.#options = options;
@@ -67,8 +73,10 @@ export class Placement {
       },
     };
     if (cluster) {
+      this.#remote = new RemoteReaders(options.store.sessions, cluster.bus, options.onError);
       cluster.onLost = (id) => void this.#sessions.get(id)?.shutdown().catch(options.onError);
-      cluster.serve = (message) => this.#serveCarried(message);
+      const owner = { cluster, held: (id: string) => this.#sessions.get(id), lost: (s: Session) => this.lost(s) };
+      cluster.serve = (message) => serveCarried(owner, message);
     }
     const { limits } = options;
     this.#passivates = options.store.durable || cluster !== undefined;
@@ -82,18 +90,65 @@ export class Placement {
     return this.#sessions.size;
   }
 
-  sessions(): IterableIterator<Session> {
-    return this.#sessions.values();
+  /** Sessions of this process with an upgrade offer outstanding. */
+  pendingUpgrades(): number {
+    let n = 0;
+    for (const s of this.#sessions.values()) if (s.upgradeState === 'upgrade-pending') n++;
+    return n;
+  }
+
+  /**
+   * Runs `work` on the session `id` of `principal`, wherever it is placed. A request that
+   * finds its session moved (this replica was fenced off, or the owner it was carried to
+   * did not take it) is placed again; an owner that does not answer is waited for until
+   * its lease lapses (about `leaseMs` × 1.5 at most), then this replica takes it over.
+   */
+  async run<T>(id: string, principal: string | undefined, work: (session: PlacedSession) => Promise<T>): Promise<T> {
+    let deadline: number | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const session = await this.find(id);
+      // A session bound to a principal is invisible to anyone else: same answer as unknown.
+      if (!session || session.terminated || session.record.principal !== principal) throw new ContinuityError('session-not-found');
+      try {
+        return await work(session);
+      } catch (error) {
+        if (!(error instanceof SessionMoved)) throw error;
+        if (attempt >= MAX_PLACEMENTS) throw new ContinuityError('owner-unavailable');
+        if (error.owner !== undefined) {
+          deadline ??= Date.now() + (this.#options.cluster?.leaseMs ?? 0) * LAPSE_WAIT;
+          await this.#lapse(id, error.owner, deadline);
+        }
+      }
+    }
+  }
+
+  /** Waits until `owner` no longer holds the lease of `id`, until `deadline` at most. */
+  async #lapse(id: string, owner: string, deadline: number): Promise<void> {
+    const { cluster } = this.#options;
+    if (!cluster) return;
+    for (;;) {
+      const lease = await cluster.ownership.current(id);
+      if (lease?.owner !== owner) return;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ContinuityError('owner-unavailable');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, cluster.leaseMs / 5, lease.expiresAt - Date.now()))));
+    }
   }
 
   /** The session `id`: from this process, rebuilt from the store, or owned elsewhere; undefined if unknown. */
-  async find(id: string): Promise<Placed | undefined> {
+  async find(id: string): Promise<PlacedSession | undefined> {
     const local = this.#sessions.get(id);
-    if (local) return local;
+    if (local) return this.#local(local);
     if (!plausibleSessionId(id)) return undefined;
     const { cluster, store } = this.#options;
-    if (!cluster) return store.durable ? this.#rehydrate(id, undefined) : undefined;
-    return this.#locate(id, cluster);
+    if (cluster) return this.#locate(id, cluster);
+    return store.durable ? this.#local(await this.#rehydrate(id, undefined)) : undefined;
+  }
+
+  #local(session: Session): LocalSession;
+  #local(session: Session | undefined): LocalSession | undefined;
+  #local(session: Session | undefined): LocalSession | undefined {
+    return session && new LocalSession(session, (s) => this.lost(s));
   }
 
   /** Places a session just initialized here: the record is stored first (and claimed in a cluster), then the session is held. */
@@ -130,6 +185,7 @@ export class Placement {
     await Promise.all([...this.#sessions.values()].map((s) => (keep ? s.shutdown() : s.terminate()).catch(onError)));
     this.#sessions.clear();
     await Promise.all(this.#releasing);
+    this.#remote?.close();
     await cluster?.close();
   }
 
@@ -138,15 +194,15 @@ export class Placement {
   }
 
   /** A session this process does not hold, in a cluster: take it if it is free, else point at its owner. */
-  async #locate(id: string, cluster: Cluster): Promise<Placed | undefined> {
-    const { store, limits, keepAliveMs } = this.#options;
+  async #locate(id: string, cluster: Cluster): Promise<PlacedSession | undefined> {
+    const { store, limits, keepAliveMs, onError } = this.#options;
     await cluster.ready();
     const record = await store.sessions.get(id);
     if (!record) return undefined;
     const lease = await cluster.claim(id);
-    if (lease.owner === cluster.replicaId) return this.#rehydrate(id, lease.token);
+    if (lease.owner === cluster.replicaId) return this.#local(await this.#rehydrate(id, lease.token));
     return new RemoteSession(record, lease.owner, {
-      store, cluster, limits, keepAliveMs,
+      store, cluster, limits, keepAliveMs, retryMs: this.deps.retryMs, readers: this.#remote as RemoteReaders, onError,
       checkOwner: (session, takeOver) => this.#takeOverIfFree(session, takeOver),
     });
   }
@@ -189,32 +245,6 @@ export class Placement {
     }
     this.#sessions.set(id, session);
     return session;
-  }
-
-  /** A POST or DELETE another replica carried here, for a session this replica owns. */
-  async #serveCarried(message: Carried): Promise<CarriedReply> {
-    const { cluster } = this.#options;
-    const session = this.#sessions.get(message.session);
-    // Not (or no longer) ours by our own clock: the sender takes the session over instead.
-    if (!session || session.terminated || !cluster?.holds(message.session)) {
-      return { ok: false, code: 'store-fenced', message: 'This replica does not own the session' };
-    }
-    if (message.t === 'delete') {
-      await session.terminate();
-      return { ok: true, accepted: { kind: 'accepted' } };
-    }
-    proceedOrRefuse(await session.upgradeInput('post'));
-    const request = new Request(message.url, { method: 'POST', headers: message.headers });
-    const extra = messageExtra(request, message.authInfo, () => {});
-    try {
-      return { ok: true, accepted: await session.accept(message.messages, extra, message.batch) };
-    } catch (error) {
-      if (error instanceof ContinuityError && error.code === 'store-fenced') {
-        await this.lost(session);
-        return { ok: false, code: 'store-fenced', message: error.message };
-      }
-      throw error;
-    }
   }
 
   #expire(): void {

@@ -1,34 +1,46 @@
 /**
- * A session another replica owns, served from here: resumes and standalone streams are
- * replayed from the shared log and tailed; a POST or DELETE is carried to the owner over
- * the bus, and the response stream comes back from the log through this replica.
+ * A session another replica owns, served from here through the same stream and reader
+ * machinery as the owner's: resumes of a finished stream are paged from the shared log
+ * exactly as the owner replays them, live streams are tailed, readers count against the
+ * session's bound, polling clients get their priming event with `retry:`, and the owner's
+ * lifecycle (upgrade gate, DELETE, supersession) holds here too. A POST or DELETE is
+ * carried to the owner over the bus, at most once: when its fate cannot be known it is
+ * answered `request-abandoned` with `mayHaveRun`, and never run again behind its back.
  */
 import { ContinuityError } from '../../protocol/errors.js';
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import { supportsPolling, type ProtocolVersion } from '../../protocol/headers.js';
+import { isRequest, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../../store/types.js';
-import type { Cluster, Carried } from './cluster.js';
+import type { CarriedReply, Cluster, Carried } from './cluster.js';
+import type { RemoteReaders } from './remote-readers.js';
 import { sseHeaders } from '../stream/http.js';
 import type { HandleContext } from '../session/context.js';
+import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import type { ResolvedLimits } from '../stream/limits.js';
-import { STANDALONE_STREAM } from '../stream/names.js';
+import { SOCKET_STREAM, STANDALONE_STREAM } from '../stream/names.js';
 import { checkCursor, checkPosition } from '../stream/resume.js';
 import { jsonHeaders, type Accepted } from '../session/post.js';
-import { SseSink } from '../stream/sse-sink.js';
+import { replayStored } from '../stream/replay.js';
+import type { SseSink } from '../stream/sse-sink.js';
 import { tailStream } from '../stream/tail.js';
+import type { UpgradeDecision } from '../upgrade/gate.js';
 
 export interface RemoteDeps {
   readonly store: Store;
   readonly cluster: Cluster;
   readonly limits: ResolvedLimits;
   readonly keepAliveMs: number;
+  readonly retryMs: number;
+  readonly readers: RemoteReaders;
   /**
    * A tail's watchdog: takes the session over if its owner's lease lapsed. False when the
    * store cannot be reached: the tail then ends, and its client resumes later.
    */
   checkOwner(session: string, takeOver: boolean): Promise<boolean>;
+  onError(error: Error): void;
 }
 
-export class RemoteSession {
+export class RemoteSession implements PlacedSession {
   readonly record: SessionRecord;
   /** The replica holding the session's lease. */
   readonly owner: string;
@@ -50,71 +62,117 @@ export class RemoteSession {
     return false;
   }
 
-  /** `GET` with `Last-Event-ID`: exact replay after the cursor from the shared log, then its tail. */
+  /** `GET` with `Last-Event-ID`: exact replay after the cursor from the shared log, then its tail, or the owner's refusal. */
   async resume(lastEventId: string): Promise<Response> {
     const cursor = checkCursor(lastEventId, this.epoch, this.record.pastEpochs);
     const { log } = this.#deps.store;
+    // An upgrade was offered (its stream is in the log): a resume is the seed 003 refusal
+    // wherever it lands. The owner's gate ends the session; the answer does not wait for it.
+    if (await log.head(this.sessionId, SOCKET_STREAM)) {
+      void this.#deps.cluster.call(this.owner, { t: 'open', session: this.sessionId, input: 'resume' }).catch(() => {});
+      throw new ContinuityError('session-superseded');
+    }
     const head = await log.head(this.sessionId, cursor.stream);
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
-    return this.#tail(cursor.stream, after);
+    if (head?.closed) {
+      const sink = this.#sink(true);
+      void replayStored(this.#source, cursor.stream, after, sink).catch((error: unknown) => {
+        sink.close();
+        this.#deps.onError(error instanceof Error ? error : new Error(String(error)));
+      });
+      return this.#response(sink);
+    }
+    return this.#tail(true, cursor.stream, after, undefined);
   }
 
-  /** `GET` without `Last-Event-ID`: the standalone stream from now on. */
+  /** `GET` without `Last-Event-ID`: the owner's gate admits it and logs its priming event; the standalone stream from there. */
   async openStandalone(): Promise<Response> {
-    const head = await this.#deps.store.log.head(this.sessionId, STANDALONE_STREAM);
-    return this.#tail(STANDALONE_STREAM, head?.lastSeq ?? 0);
+    const reply = await this.#carry({ t: 'open', session: this.sessionId, input: 'standalone' }, false);
+    const after = reply.after ?? 0;
+    return this.#tail(true, STANDALONE_STREAM, after, after + 1);
   }
 
-  /**
-   * Carries a POST to the owner. Undefined when the owner did not answer (gone, paused,
-   * or no longer the owner): the caller takes the session over and handles it itself.
-   */
-  async post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response | undefined> {
+  /** Carries a POST to the owner; its response stream comes back from the log through this replica. */
+  async post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
     const headers: Record<string, string> = {};
     request.headers.forEach((value, key) => {
       headers[key] = value;
     });
     const carried: Carried = { t: 'post', session: this.sessionId, messages, batch, url: request.url, headers };
     if (context.authInfo !== undefined) carried.authInfo = context.authInfo;
-    const reply = await this.#carry(carried);
-    if (!reply) return undefined;
-    const { accepted } = reply;
+    const { accepted } = await this.#carry(carried, messages.some(isRequest));
+    return this.#answer(accepted);
+  }
+
+  /** Carries a DELETE to the owner. */
+  async delete(): Promise<void> {
+    await this.#carry({ t: 'delete', session: this.sessionId }, false);
+  }
+
+  async handshake(): Promise<UpgradeDecision> {
+    throw new ContinuityError('upgrade-invalid', 'The session is owned by another replica');
+  }
+
+  async resetLog(): Promise<void> {
+    throw new ContinuityError('store-fenced', 'The session is owned by another replica; reset it there');
+  }
+
+  #answer(accepted: Accepted): Promise<Response> | Response {
     if (accepted.kind === 'accepted') return new Response(null, { status: 202 });
-    if (accepted.kind === 'json') {
-      return new Response(accepted.body, { status: 200, headers: jsonHeaders(this.sessionId, this.epoch) });
+    if (accepted.kind === 'json') return new Response(accepted.body, { status: 200, headers: jsonHeaders(this.sessionId, this.epoch) });
+    return this.#tail(false, accepted.stream, 0, 1);
+  }
+
+  /**
+   * Carries `carried` to the owner. A message that certainly did not run (nobody listened,
+   * or the replica reached is not the owner) is placed again ({@link SessionMoved}); one
+   * whose fate is unknown is never carried again: with requests in it, it is abandoned.
+   */
+  async #carry(carried: Carried, runs: boolean): Promise<CarriedReply & { ok: true }> {
+    const outcome = await this.#deps.cluster.call(this.owner, carried);
+    if (outcome.t === 'undelivered') throw new SessionMoved(this.owner);
+    if (outcome.t === 'unknown') {
+      if (!runs) {
+        // Nothing in it runs twice (a GET's gate, a DELETE, notifications, answers): placed again.
+        if (carried.t !== 'post') throw new SessionMoved(this.owner);
+        return { ok: true, accepted: { kind: 'accepted' } };
+      }
+      throw new ContinuityError('request-abandoned', 'The replica running this request stopped answering; it may have run', { mayHaveRun: true });
     }
-    return this.#tail(accepted.stream, 0);
-  }
-
-  /** Carries a DELETE to the owner; false when the owner did not answer. */
-  async delete(): Promise<boolean> {
-    return (await this.#carry({ t: 'delete', session: this.sessionId })) !== undefined;
-  }
-
-  async #carry(carried: Carried): Promise<{ ok: true; accepted: Accepted } | undefined> {
-    const reply = await this.#deps.cluster.call(this.owner, carried);
-    if (!reply) return undefined;
+    const { reply } = outcome;
     if (reply.ok) return reply;
-    // The replica we reached no longer owns the session: as if it had not answered.
-    if (reply.code === 'store-fenced') return undefined;
+    // The replica we reached does not own the session (by its own clock): it ran nothing.
+    if (reply.code === 'store-fenced') throw new SessionMoved(this.owner);
     throw new ContinuityError(reply.code, reply.message, reply.detail);
   }
 
-  async #tail(stream: string, afterSeq: number): Promise<Response> {
-    const { store, cluster, limits, keepAliveMs } = this.#deps;
+  get #source() {
+    const { store, cluster, limits } = this.#deps;
+    return { log: store.log, bus: cluster.bus, sessionId: this.sessionId, epoch: this.epoch, replayPageSize: limits.replayPageSize };
+  }
+
+  /** A reader, counted against the session's bound for a GET (`counted`), as on the owner. */
+  #sink(counted: boolean, onEnd?: () => void): SseSink {
+    const { limits: l, keepAliveMs, readers } = this.#deps;
+    const options = { maxBufferedBytes: l.maxBufferedBytes, maxBufferedBytesTotal: l.maxBufferedBytesTotal, stallMs: l.readerStallMs, keepAliveMs, onEnd };
+    return readers.open(this.sessionId, options, counted ? l.maxReadersPerSession : undefined);
+  }
+
+  #response(sink: SseSink): Response {
+    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+  }
+
+  /** `primingSeq`: the event that is the stream's priming event, if this client polls. */
+  async #tail(counted: boolean, stream: string, afterSeq: number, primingSeq: number | undefined): Promise<Response> {
+    const { cluster, retryMs } = this.#deps;
+    const polling = supportsPolling(this.record.protocolVersion as ProtocolVersion);
+    const priming = polling && primingSeq !== undefined ? { seq: primingSeq, ms: retryMs } : undefined;
     const ends: { stop?: () => void; unwatch?: () => void } = {};
-    const sink = new SseSink({
-      maxBufferedBytes: limits.maxBufferedBytes,
-      maxBufferedBytesTotal: limits.maxBufferedBytesTotal,
-      stallMs: limits.readerStallMs,
-      keepAliveMs,
-      onEnd: () => {
-        ends.stop?.();
-        ends.unwatch?.();
-      },
+    const sink = this.#sink(counted, () => {
+      ends.stop?.();
+      ends.unwatch?.();
     });
-    const bus = cluster.bus;
-    ends.stop = await tailStream({ log: store.log, bus, sessionId: this.sessionId, epoch: this.epoch, replayPageSize: limits.replayPageSize }, stream, afterSeq, sink);
+    ends.stop = await tailStream(this.#source, stream, afterSeq, sink, priming);
     // While this replica tails a session owned elsewhere, it watches the owner's lease: a
     // dead owner's session is taken over (its unanswered requests then end with
     // request-abandoned, which this tail delivers) without waiting for another request.
@@ -125,6 +183,6 @@ export class RemoteSession {
         void this.#deps.checkOwner(this.sessionId, stream !== STANDALONE_STREAM).then((ok) => ok || sink.close());
       });
     }
-    return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+    return this.#response(sink);
   }
 }

@@ -40,6 +40,12 @@ export class RequestTable {
     }
   }
 
+  /** Admits `keys` (see {@link admit}), answered on `stream`. */
+  admitOn(keys: readonly string[], stream: OutboundStream): void {
+    this.admit(keys);
+    this.onStream(keys, stream);
+  }
+
   /** `keys` are answered on `stream`. */
   onStream(keys: readonly string[], stream: OutboundStream): void {
     for (const k of keys) this.#byRequest.set(k, stream);

@@ -183,11 +183,18 @@ export class Session implements StreamHost, TransportOwner {
 
   /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
   async openStandalone(): Promise<Response> {
-    this.touch();
     const sink = this.#newSink(true);
     void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
-    if (this.#polling) await this.#standalone.append('', 0, { retry: this.#deps.retryMs, durable: true });
+    await this.primeStandalone();
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
+  }
+
+  /** A standalone reader opens, here or on another replica: the priming event is logged for polling clients. Returns the seq it follows. */
+  async primeStandalone(): Promise<number> {
+    this.touch();
+    const after = this.#standalone.lastSeq;
+    if (this.#polling) await this.#standalone.append('', 0, { retry: this.#deps.retryMs, durable: true });
+    return after;
   }
 
   /** `GET` with `Last-Event-ID`: exact replay after the cursor, then live events — or a refusal. */
@@ -226,7 +233,9 @@ export class Session implements StreamHost, TransportOwner {
   async #end(forget: boolean): Promise<void> {
     if (this.#terminated) return;
     this.#terminated = true;
-    this.#detachAll();
+    this.#socket.stop();
+    this.#standalone?.detach();
+    for (const s of this.#streams.values()) s.detach();
     this.#streams.clear();
     this.#requests.abandonAll();
     try {
@@ -238,14 +247,9 @@ export class Session implements StreamHost, TransportOwner {
       const { store } = this.#deps;
       await store.sessions.delete(this.sessionId);
       await store.log.dropSession(this.sessionId);
+      if (this.#deps.shared) await store.bus?.publishAppend(this.sessionId, '', -1).catch(this.#report); // other replicas' readers end
     }
     this.#deps.onEnd(this);
-  }
-
-  #detachAll(): void {
-    this.#socket.stop();
-    this.#standalone?.detach();
-    for (const s of this.#streams.values()) s.detach();
   }
 
   /**
@@ -329,6 +333,8 @@ export class Session implements StreamHost, TransportOwner {
       this.#deps.limits,
       (message) => {
         this.touch();
+        // Admitted like a POST's requests (in-flight bound, no duplicate ids); a refusal goes back on the socket.
+        if (isRequest(message)) this.#requests.admitOn([idKey(message.id)], this.#socket.stream as OutboundStream);
         this.transport.receive(message, { requestInfo: { headers: {} } });
       },
       () => void this.upgradeInput('ws-closed').catch(this.#report),
@@ -354,6 +360,7 @@ export class Session implements StreamHost, TransportOwner {
     if (socketStream) {
       // Since the upgrade offer everything goes to the socket's stream, and only there:
       // nothing is ever delivered on both transports.
+      if (isResponse(message) && message.id !== null && message.id !== undefined) this.#requests.answered(idKey(message.id));
       const { payload, bytes } = encodeMessage(message, this.#deps.limits.maxEventBytes);
       return socketStream.append(payload, bytes);
     }

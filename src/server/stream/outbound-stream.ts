@@ -149,6 +149,10 @@ export class OutboundStream {
   get deliveredSeq(): number {
     return this.#deliveredSeq;
   }
+  /** The last seq numbered (appended, not necessarily in the log yet). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
   get complete(): boolean {
     return this.#complete;
   }

@@ -66,7 +66,14 @@ export class SessionSocket {
         void stream.append(JSON.stringify(errorResponse(null, refusal))).catch(report);
         return;
       }
-      onMessage(message);
+      try {
+        onMessage(message);
+      } catch (error) {
+        // Refused at admission (in-flight bound, duplicate id): answered like a refused POST.
+        const id = 'id' in message && message.id !== undefined && 'method' in message ? message.id : null;
+        const refusal = error instanceof ContinuityError ? error : new ContinuityError('internal-error');
+        void stream.append(JSON.stringify(errorResponse(id, refusal))).catch(report);
+      }
     });
     port.onClose(onClosed);
   }
