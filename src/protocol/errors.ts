@@ -51,7 +51,7 @@ export const ERRORS = {
   'cursor-ahead': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is ahead of the event log: events the client saw are missing', retryable: false },
   'request-abandoned': {
     status: 500, rpc: JsonRpcCode.RequestAbandoned, message: 'Request abandoned: it can never complete', retryable: false,
-    data: '`mayHaveRun: true` when the request was handed to the replica owning its session and that replica stopped answering: it may have run (it is never run again behind your back); without it, the request did not complete',
+    data: '`mayHaveRun: true`: the request reached the process running its session before that process stopped, or stopped answering, so it may have run, in part or in full; the server never runs it again behind your back',
   },
 
   // Client: a resume that cannot be proven continuous (each code is the verdict's kind).

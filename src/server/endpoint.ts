@@ -13,12 +13,12 @@ import { memoryStore } from '../store/memory/index.js';
 import type { Store } from '../store/types.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
 import { refusal, toRefusal } from './stream/http.js';
-import { resolveLimits, type EndpointOptions, type HandleContext } from './options.js';
+import { resolveLimits, type EndpointOptions, type HandleContext, type ResolvedLimits } from './options.js';
 import { clusterOf } from './cluster/cluster.js';
 import { Placement } from './cluster/placement.js';
 import type { PlacedSession } from './session/placed.js';
 import { readPost } from './post-body.js';
-import { initializeSession } from './initialize.js';
+import { initializeSession, type Initializer } from './initialize.js';
 import { requestFailureReporter } from './report.js';
 import { checkSubprotocol, type UpgradeDecision } from './upgrade/gate.js';
 import { runOverdue } from './stream/turns.js';
@@ -60,6 +60,72 @@ export { REQUEST_FAILURE_REPORT_MS } from './report.js';
 
 const RETRY_AFTER = { 'retry-after': '1' };
 
+/** What the routes of one endpoint share. */
+interface Routing {
+  readonly placement: Placement;
+  readonly limits: ResolvedLimits;
+  readonly jsonResponse: boolean;
+  readonly init: Initializer;
+  readonly upgrade: { readonly websocket: boolean; readonly expiresInMs: number; readonly maxPending: number };
+}
+
+/** `answering.id`: the id of the one request a POST carries, echoed by a refusal. */
+type Route = (request: Request, context: HandleContext, answering: { id: RequestId | null }) => Promise<Response>;
+
+/**
+ * The routes: each request goes to its session, wherever it is placed, through the one
+ * session interface; nothing here depends on where the session runs.
+ */
+function routes({ placement, limits, jsonResponse, init, upgrade }: Routing) {
+  /** Runs `work` on the session the request names. */
+  function routed<T>(request: Request, context: HandleContext, work: (session: PlacedSession) => Promise<T>): Promise<T> {
+    const id = request.headers.get(Header.SessionId);
+    if (id === null || id === '') throw new ContinuityError('session-required');
+    return placement.run(id, context.principal, (session) => {
+      const version = request.headers.get(Header.ProtocolVersion);
+      if (version !== null && !isSupportedProtocolVersion(version)) {
+        throw new ContinuityError('protocol-version-unsupported', `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`, { supported: [...SUPPORTED_PROTOCOL_VERSIONS] });
+      }
+      return work(session);
+    });
+  }
+
+  const post: Route = async (request, context, answering) => {
+    const { messages, batch, initialize } = await readPost(request, limits, jsonResponse);
+    const only = messages[0];
+    if (!batch && only && 'id' in only && only.id !== undefined && 'method' in only) answering.id = only.id;
+    if (initialize) return initializeSession(init, initialize, request, context);
+    return routed(request, context, (session) => {
+      if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
+      return session.post(messages, request, context, batch);
+    });
+  };
+
+  const get: Route = async (request, context) => {
+    if (!accepts(request.headers.get(Header.Accept), 'text/event-stream')) {
+      throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept text/event-stream');
+    }
+    const cursor = request.headers.get(Header.LastEventId);
+    const wantsUpgrade = upgrade.websocket && request.headers.get(UPGRADE_REQUEST_HEADER)?.toLowerCase() === 'websocket';
+    return routed(request, context, (session) => {
+      if (cursor !== null) return session.resume(cursor);
+      return session.openStandalone(wantsUpgrade && placement.pendingUpgrades() < upgrade.maxPending ? upgrade : undefined);
+    });
+  };
+
+  const del: Route = (request, context) => routed(request, context, async (session) => {
+    await session.delete();
+    return new Response(null, { status: 200 });
+  });
+
+  const byMethod: Record<string, Route> = { POST: post, GET: get, DELETE: del };
+  const route: Route = async (request, context, answering) => {
+    const handler = byMethod[request.method];
+    return handler ? handler(request, context, answering) : refusal(new ContinuityError('method-not-allowed'));
+  };
+  return { route, routed };
+}
+
 /**
  * Creates an endpoint.
  *
@@ -86,72 +152,20 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   };
   const jsonResponse = options.jsonResponse ?? false;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const cluster = clusterOf(store, options.cluster, onError);
   const placement = new Placement(
-    { store, limits, server: options.server, cluster, keepAliveMs, now, onError },
+    { store, limits, server: options.server, cluster: clusterOf(store, options.cluster, onError), keepAliveMs, now, onError },
     { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs, jsonResponse, now, onError },
   );
   const init = { placement, server: options.server, newSessionId: options.sessionId ?? (() => randomToken(24)), now, onError };
   const upgrade = { websocket: options.upgrade?.websocket ?? false, expiresInMs: options.upgrade?.expiresInMs ?? 10_000, maxPending: options.upgrade?.maxPending ?? 100 };
+  const { route, routed } = routes({ placement, limits, jsonResponse, init, upgrade });
   const reportUnexpected = requestFailureReporter(onError, now);
   let guard: HostGuardOptions | false | undefined = options.hostGuard;
   let closed = false;
-
-  /** Runs `work` on the session the request names, wherever it is placed. */
-  function routed<T>(request: Request, context: HandleContext, work: (session: PlacedSession) => Promise<T>): Promise<T> {
-    const id = request.headers.get(Header.SessionId);
-    if (id === null || id === '') throw new ContinuityError('session-required');
-    return placement.run(id, context.principal, (session) => {
-      const version = request.headers.get(Header.ProtocolVersion);
-      if (version !== null && !isSupportedProtocolVersion(version)) {
-        throw new ContinuityError('protocol-version-unsupported', `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`, { supported: [...SUPPORTED_PROTOCOL_VERSIONS] });
-      }
-      return work(session);
-    });
-  }
-
-  /** `answering.id`: the id of the one request this POST carries, echoed by a refusal. */
-  async function post(request: Request, context: HandleContext, answering: { id: RequestId | null }): Promise<Response> {
-    const { messages, batch, initialize } = await readPost(request, limits, jsonResponse);
-    const only = messages[0];
-    if (!batch && only && 'id' in only && only.id !== undefined && 'method' in only) answering.id = only.id;
-    if (initialize) return initializeSession(init, initialize, request, context);
-    return routed(request, context, (session) => {
-      if (batch && !allowsBatches(session.record.protocolVersion as ProtocolVersion)) throw new ContinuityError('batch-unsupported');
-      return session.post(messages, request, context, batch);
-    });
-  }
-
-  function get(request: Request, context: HandleContext): Promise<Response> {
-    if (!accepts(request.headers.get(Header.Accept), 'text/event-stream')) {
-      throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept text/event-stream');
-    }
-    const cursor = request.headers.get(Header.LastEventId);
-    const wantsUpgrade = upgrade.websocket && request.headers.get(UPGRADE_REQUEST_HEADER)?.toLowerCase() === 'websocket';
-    return routed(request, context, (session) => {
-      if (cursor !== null) return session.resume(cursor);
-      return session.openStandalone(wantsUpgrade && placement.pendingUpgrades() < upgrade.maxPending ? upgrade : undefined);
-    });
-  }
-
-  function checkGuard(request: Request): void {
+  const checkGuard = (request: Request): void => {
     if (closed) throw new ContinuityError('endpoint-closed');
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
-  }
-
-  async function route(request: Request, context: HandleContext, answering: { id: RequestId | null }): Promise<Response> {
-    checkGuard(request);
-    switch (request.method) {
-      case 'POST':
-        return post(request, context, answering);
-      case 'GET':
-        return get(request, context);
-      case 'DELETE':
-        return routed(request, context, async (session) => (await session.delete(), new Response(null, { status: 200 })));
-      default:
-        return refusal(new ContinuityError('method-not-allowed'));
-    }
-  }
+  };
 
   return {
     get sessionCount() {
@@ -184,6 +198,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       runOverdue();
       const answering: { id: RequestId | null } = { id: null };
       try {
+        checkGuard(request);
         return await route(request, context, answering);
       } catch (error) {
         reportUnexpected(error);

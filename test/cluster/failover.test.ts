@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ContinuityClientTransport } from '../../src/client/index.js';
 import { parseEventId } from '../../src/protocol/event-id.js';
 import { redisStore } from '../../src/store/redis/index.js';
@@ -75,6 +76,28 @@ describe('failover: three replicas on Redis', () => {
     assert.notEqual((await store.ownership.current(session))?.owner, owner, 'another replica owns it');
     await replace(0);
   });
+
+  for (const kind of ['ours', 'sdk'] as const) {
+    test(`owner killed while idle: the first call through a survivor waits for the lease and succeeds in the same session (${kind} client)`, async (t) => {
+      const transport = kind === 'ours' ? new ContinuityClientTransport(proxy.url) : new StreamableHTTPClientTransport(proxy.url);
+      const client = new Client({ name: `idle-${kind}`, version: '1.0.0' });
+      proxy.rotateTo(0); // initialize lands on replica 0, which then owns the session
+      await client.connect(transport);
+      t.after(() => client.close());
+      const session = transport.sessionId as string;
+      const owner = (await store.ownership.current(session))?.owner;
+      assert.ok(owner, 'the session has an owner');
+      assert.deepEqual((await client.callTool({ name: 'emit', arguments: { count: 1 } })).structuredContent, { emitted: 1 });
+      await (replicas[0] as Replica).kill('SIGKILL');
+      const killedAt = Date.now();
+      const next = await client.callTool({ name: 'emit', arguments: { count: 3 } });
+      console.log(`# ${kind} client: first call after the idle owner died answered in ${Date.now() - killedAt} ms (lease ${LEASE_MS} ms)`);
+      assert.deepEqual(next.structuredContent, { emitted: 3 });
+      assert.equal(transport.sessionId, session, 'same session');
+      assert.notEqual((await store.ownership.current(session))?.owner, owner, 'a survivor owns it');
+      await replace(0);
+    });
+  }
 
   test('owner paused until another replica took over, then resumed: no event of the old owner after the takeover', async () => {
     const [a, b] = replicas.map((r) => r.url) as [URL, URL];

@@ -17,6 +17,8 @@ import { startRoundRobin, type RoundRobin } from '../helpers/round-robin.js';
 import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-client.js';
 import { deliveryReport } from '../helpers/stream-server.js';
 import { callThroughCuts, cutPoints } from '../helpers/cut-resume.js';
+import type { ProbeReport } from '../../src/cli/probe/model.js';
+import { runCli } from '../cli/run-cli.js';
 
 const SEED = Number(process.env.CLUSTER_SEED ?? 20261130);
 const ZERO = { lost: 0, duplicated: 0, reordered: 0, unexpected: 0 };
@@ -34,7 +36,8 @@ describe('three replicas on Redis behind a round-robin proxy', () => {
   before(async () => {
     redis = await startRedis();
     const spec = `${redis.url}?leaseMs=1000`;
-    replicas.push(...(await Promise.all([0, 1, 2].map(() => startReplica(spec)))));
+    // Any port of 127.0.0.1 may be in Host: the probe's proxy passes the client's Host on.
+    replicas.push(...(await Promise.all([0, 1, 2].map(() => startReplica(spec, ['--allowed-hosts', '127.0.0.1'])))));
     proxy = await startRoundRobin(replicas.map((r) => r.url));
   });
   after(async () => {
@@ -119,4 +122,20 @@ describe('three replicas on Redis behind a round-robin proxy', () => {
       }
     });
   }
+
+  test('our probe through the proxy passes every check that passes on one replica', { timeout: 120_000 }, async () => {
+    const verdicts = async (url: URL): Promise<Record<string, string>> => {
+      const r = await runCli(['probe', url.href, '--json'], { timeoutMs: 100_000 });
+      const report = JSON.parse(r.stdout) as ProbeReport;
+      return Object.fromEntries(report.checks.map((c) => [c.id, `${c.verdict}: ${c.detail}`]));
+    };
+    const alone = await verdicts((replicas[0] as Replica).url);
+    // A balancer that passes Host on, so the probe's foreign Host reaches the replicas' guard.
+    const balancer = await startRoundRobin(replicas.map((r) => r.url), '/mcp', { preserveHost: true });
+    const balanced = await verdicts(balancer.url).finally(() => balancer.close());
+    const lost = Object.entries(alone)
+      .filter(([id, verdict]) => verdict.startsWith('pass') && !balanced[id]?.startsWith('pass'))
+      .map(([id]) => `${id}: ${balanced[id] ?? 'missing'}`);
+    assert.deepEqual(lost, [], 'every check that passes on one replica passes through the proxy');
+  });
 });

@@ -17,7 +17,8 @@ export interface RoundRobin {
   close(): Promise<void>;
 }
 
-export async function startRoundRobin(upstreams: readonly URL[], path = '/mcp'): Promise<RoundRobin> {
+/** `preserveHost`: pass the client's Host on (as nginx with `proxy_set_header Host $host`); the replicas must allow it. */
+export async function startRoundRobin(upstreams: readonly URL[], path = '/mcp', options: { preserveHost?: boolean } = {}): Promise<RoundRobin> {
   let targets = [...upstreams];
   const counts = targets.map(() => 0);
   let next = 0;
@@ -33,7 +34,7 @@ export async function startRoundRobin(upstreams: readonly URL[], path = '/mcp'):
     const index = next++ % targets.length;
     const target = targets[index] as URL;
     counts[index] = (counts[index] ?? 0) + 1;
-    const headers = { ...req.headers, host: target.host };
+    const headers = options.preserveHost ? req.headers : { ...req.headers, host: target.host };
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       res.flushHeaders();

@@ -218,6 +218,41 @@ describe('upgrade limits', () => {
   });
 });
 
+describe('admission on the socket', () => {
+  test('messages on an upgraded socket are admitted like POSTs: maxInFlightPerSession, then duplicate ids, refused as JSON-RPC errors', async () => {
+    const max = 3;
+    const f = await startFixture({ upgrade: { websocket: true }, keepAliveMs: 0, limits: { maxInFlightPerSession: max } });
+    try {
+      const h = await initialize(f.url);
+      const offer = await requestOffer(f, h);
+      const { ws } = await handshake(f, h, offer.token);
+      assert.ok(ws, 'upgraded');
+      const answers = new Map<unknown, Array<Record<string, unknown>>>();
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data)) as Record<string, unknown>;
+        if (m.id !== undefined) answers.set(m.id, [...(answers.get(m.id) ?? []), m]);
+      });
+      const reason = (m: Record<string, unknown> | undefined): unknown => (m?.error as { data?: { reason?: string } } | undefined)?.data?.reason;
+      const long = (id: number): string => JSON.stringify(rpc('tools/call', { name: 'emit', arguments: { count: 1000, intervalMs: 50 } }, id));
+      ws.send(long(1));
+      ws.send(long(2));
+      // The same id again while it is in flight: refused, and the first call goes on.
+      ws.send(long(1));
+      const duplicate = await waitFor(() => answers.get(1)?.[0], 'the duplicate id to be refused');
+      assert.equal(reason(duplicate), 'duplicate-request-id');
+      ws.send(long(3));
+      // The bound is full: the next call is refused as an HTTP POST would be (429 in-flight-limit).
+      ws.send(long(4));
+      const refused = await waitFor(() => answers.get(4)?.[0], 'the call over the bound to be refused');
+      assert.equal(reason(refused), 'in-flight-limit');
+      assert.equal(answers.has(3), false, 'the call within the bound runs');
+      ws.close();
+    } finally {
+      await f.close();
+    }
+  });
+});
+
 describe('the offer and a request stream still closing in the store', () => {
   test('a GET asking for the upgrade right after a call gets the offer while that call\'s stream close is still being written', async () => {
     // A remote store can take longer to record a finished stream's close than the client

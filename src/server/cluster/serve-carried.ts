@@ -22,8 +22,12 @@ const NOT_OURS: CarriedReply = { ok: false, code: 'store-fenced', message: 'This
 /** Serves one carried message. A `store-fenced` reply tells the sender that nothing of it ran. */
 export async function serveCarried(owner: OwnerSide, message: Carried): Promise<CarriedReply> {
   const session = owner.held(message.session);
-  // Not (or no longer) ours by our own clock: the sender places the request again.
-  if (!session || session.terminated || !owner.cluster.holds(message.session)) return NOT_OURS;
+  if (!session || session.terminated) return NOT_OURS;
+  // Not ours by our own clock (a late renewal, a busy process): ours only if the lease still is, under our token.
+  if (!owner.cluster.holds(message.session)) {
+    const lease = await owner.cluster.claim(message.session);
+    if (lease.owner !== owner.cluster.replicaId || lease.token !== session.fence) return NOT_OURS;
+  }
   if (message.t === 'delete') {
     await session.terminate();
     return { ok: true, accepted: { kind: 'accepted' } };

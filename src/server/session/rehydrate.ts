@@ -84,7 +84,7 @@ function responseId(payload: string): string | undefined {
 
 /** Answers each request a dead owner left unanswered on `stream` with `request-abandoned`; the stream then completes. */
 export function abandonOpen(stream: OutboundStream, unanswered: readonly string[], report: (error: unknown) => void): void {
-  const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped');
+  const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped; it may have run', { mayHaveRun: true });
   for (const key of unanswered) {
     void stream.append(JSON.stringify(errorResponse(JSON.parse(key) as RequestId, abandoned))).catch(report);
     stream.answered(key);

@@ -80,7 +80,7 @@ export class RequestTable {
   abandonAll(): void {
     this.#byRequest.clear();
     // A JSON answer still owed can never come: say so instead of leaving the POST hanging.
-    for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned')));
+    for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned', undefined, { mayHaveRun: true })));
     this.#jsonWaiters.clear();
   }
 }
