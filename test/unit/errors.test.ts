@@ -58,6 +58,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'endpoint-closed': [503, -32000, true],
   'internal-error': [500, -32603, false],
   'store-fenced': [503, -32000, true],
+  'owner-unavailable': [503, -32000, true],
   'store-locked': [500, -32603, false],
   'request-malformed': [400, -32000, false],
   'stream-complete': [500, -32603, false],
