@@ -25,6 +25,9 @@ export async function startReplica(store: string, extra: readonly string[] = [])
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`serve exited with ${code} before it was ready: ${stderr.join('\n')}`)));
   });
+  child.once('exit', (code, signal) => {
+    if (process.env.DEBUG_REPLICAS) console.error(`# replica ${child.pid} exited ${code} ${signal}\n${stderr.join('\n')}`);
+  });
   return {
     child,
     url: new URL(line.trim()),
