@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderScenario, strip, summary } from '../../src/cli/demo/render.js';
+import { failureDetail } from '../../src/cli/demo/scenario.js';
 import type { Observation } from '../../src/cli/demo/scenario.js';
 
 const seq = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -30,5 +31,19 @@ test('scenario rows and the summary count only calls that completed with damage'
   const text = renderScenario('3. burst', [refused, damaged], false);
   assert.match(text, /^ {2}official SDK +3 +0 +0 +1 +none +completed$/m);
   assert.match(text, /^ +█R█$/m);
-  assert.equal(summary([refused, damaged]), 'calls that completed with lost, duplicated or reordered events: mcp-continuity 0, official SDK 1');
+  assert.equal(summary([refused, damaged]), 'calls that completed with lost, duplicated or reordered events: mcp-continuity 0 of 1, official SDK 1 of 1');
+});
+
+test('the summary counts calls, not events: one call that lost 117 events is one call', () => {
+  const bad = { ...observation('official SDK', [1, 2], 'completed', 120), lost: 117, duplicated: 3 };
+  const good = observation('official SDK', [1, 2, 3], 'completed', 3);
+  const ours = observation('mcp-continuity', [1, 2, 3], 'completed', 3);
+  assert.equal(summary([ours, bad, good]), 'calls that completed with lost, duplicated or reordered events: mcp-continuity 0 of 1, official SDK 1 of 2');
+});
+
+test("a failed call's detail is the error's whole first line, never cut short", () => {
+  const message = 'Continuity undetectable on stream "0": opaque event IDs after a resume prove nothing; re-initializing\nstack';
+  assert.equal(failureDetail(new Error(message)), message.split('\n')[0]);
+  const row = renderScenario('1. cut', [{ ...observation('mcp-continuity', [1], 'failed', 3), detail: failureDetail(new Error(message)) }], false);
+  assert.match(row, /opaque event IDs after a resume prove nothing; re-initializing$/m);
 });

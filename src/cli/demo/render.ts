@@ -53,9 +53,15 @@ export function renderScenario(title: string, rows: Observation[], colour: boole
   return lines.join('\n');
 }
 
-/** One line on what the rows add up to: silent damage per client. */
+/**
+ * One line on what the rows add up to: per client, how many calls completed although
+ * events were lost, duplicated or reordered (calls, not events: one bad call is one).
+ */
 export function summary(rows: Observation[]): string {
-  const silent = (client: Observation['client']): number =>
-    rows.filter((r) => r.client === client && r.outcome === 'completed').reduce((sum, r) => sum + r.lost + r.duplicated + r.reordered, 0);
-  return `calls that completed with lost, duplicated or reordered events: mcp-continuity ${silent('mcp-continuity')}, official SDK ${silent('official SDK')}`;
+  const silent = (client: Observation['client']): string => {
+    const calls = rows.filter((r) => r.client === client);
+    const damaged = calls.filter((r) => r.outcome === 'completed' && r.lost + r.duplicated + r.reordered > 0).length;
+    return `${client} ${damaged} of ${calls.length}`;
+  };
+  return `calls that completed with lost, duplicated or reordered events: ${silent('mcp-continuity')}, ${silent('official SDK')}`;
 }

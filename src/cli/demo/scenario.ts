@@ -58,6 +58,15 @@ function makeTransport(kind: Observation['client'], url: URL, divergences: Diver
   return new StreamableHTTPClientTransport(url, { reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 } });
 }
 
+/**
+ * The line a failed call shows: the error's whole first line. It names the divergence and
+ * why the client refused to go on, so it is never cut short.
+ */
+export function failureDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]?.trim() || 'error';
+}
+
 /** Runs one emit call of `events` events; `during` runs once `trigger` events have arrived. */
 export async function observe(
   kind: Observation['client'],
@@ -95,7 +104,7 @@ export async function observe(
     }
   } catch (error) {
     outcome = 'failed';
-    detail = (error as Error).message.split('\n')[0]?.slice(0, 90) ?? 'error';
+    detail = failureDetail(error);
   } finally {
     await fired?.catch(() => undefined);
     await client.close().catch(() => undefined);
