@@ -45,8 +45,12 @@ function argsMessage(error: Error & { code?: unknown }): string | undefined {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    // One-shot commands end here, even if a client library left a reconnect timer behind.
-    if (typeof code === 'number') process.exit(code);
+    // One-shot commands end here, even if a client library left a reconnect timer behind,
+    // but only once stdout and stderr have drained: a pipe takes 64 KiB at a time, and
+    // exiting earlier would cut a long `--json` report short.
+    if (typeof code !== 'number') return;
+    process.exitCode = code;
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
   },
   (error: unknown) => {
     const command = process.argv[2];

@@ -1,5 +1,6 @@
 /** What every check shares: its description, its context, and how it reports. */
-import type { CheckResult, Timeline, Verdict } from './model.js';
+import type { CheckResult, Severity, Timeline, Verdict } from './model.js';
+import { ProbeLimitExceeded } from './wire.js';
 import type { Target, ToolPlan } from './session.js';
 
 /** Everything a check may use. */
@@ -8,6 +9,8 @@ export interface CheckContext extends Target {
   tool: ToolPlan | undefined;
   /** The server keeps no sessions (2026-07-28 style): session checks are not applicable. */
   stateless: boolean;
+  /** Whether the server offers `logging/setLevel` and resource subscriptions (from initialize). */
+  offers: { logging: boolean; subscribe: boolean };
   /** Events per streaming call. */
   events: number;
   /** Spacing of those events, ms. */
@@ -22,6 +25,10 @@ export interface Outcome {
   detail: string;
   evidence: string[];
   timeline?: Timeline | undefined;
+  /** Overrides the check's severity for this FAIL. */
+  severity?: Severity | undefined;
+  /** False: the server showed it cannot resume (no event IDs, resumes refused); true: a resume continued. */
+  resumable?: boolean | undefined;
 }
 
 /** A check: its description and its body. */
@@ -32,6 +39,8 @@ export interface Check {
   guards: string;
   /** Needs server sessions (not applicable to a stateless server). */
   session: boolean;
+  /** How much its FAIL matters, unless the outcome says otherwise. */
+  severity: Severity;
   run(ctx: CheckContext): Promise<Outcome>;
 }
 
@@ -49,10 +58,13 @@ export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckRe
     try {
       outcome = await check.run(ctx);
     } catch (error) {
-      outcome = fail(`the check could not complete: ${(error as Error).message.split('\n')[0]}`, [(error as Error).message]);
+      const message = (error as Error).message;
+      const evidence = error instanceof ProbeLimitExceeded ? [message, error.evidence] : [message];
+      outcome = { ...fail(`the check could not complete: ${message.split('\n')[0]}`, evidence), severity: 'deviation' };
     }
   }
-  return { id: check.id, title: check.title, guards: check.guards, ...outcome, ms: Math.round(performance.now() - started) };
+  const severity = outcome.verdict === 'FAIL' ? (outcome.severity ?? check.severity) : undefined;
+  return { id: check.id, title: check.title, guards: check.guards, ...outcome, severity, ms: Math.round(performance.now() - started) };
 }
 
 /** An HTTP status that refuses explicitly (4xx), as opposed to a silent 2xx. */

@@ -1,7 +1,7 @@
 /** Checks on resumption: priming, exact resume on POST and GET streams, bursts, cursors, IDs. */
 import { Header } from '../../protocol/headers.js';
 import { analyzeTimeline, describeTimeline, eventKey, intact } from './model.js';
-import { fail, notApplicable, pass, refuses, type Check, type CheckContext } from './check.js';
+import { fail, notApplicable, pass, type Check, type CheckContext } from './check.js';
 import { callTool, closeSession, messages, openSession, payloadEvents, sessionHeaders, type ProbeSession } from './session.js';
 import { cutAndResume, reasonOf, reference } from './stream-run.js';
 import { judgeForgedCursor, judgeResume } from './verdicts.js';
@@ -17,13 +17,14 @@ async function withSession<T>(ctx: CheckContext, body: (session: ProbeSession) =
   }
 }
 
-const noTool = 'no streaming tool found (emit, trigger-long-running-operation, start-notification-stream); name one with --tool NAME --args JSON';
+export const noTool = 'no streaming tool found (emit, trigger-long-running-operation, start-notification-stream); name one with --tool NAME --args JSON';
 
 export const priming: Check = {
   id: 'priming',
   title: 'Priming event and retry: (2025-11-25)',
   guards: 'a stream cut before its first event that the client can never resume (no ID to resume from)',
   session: true,
+  severity: 'deviation',
   run: (ctx) =>
     withSession(ctx, async (session) => {
       if (session.protocolVersion < '2025-11-25') return notApplicable(`the server negotiated ${session.protocolVersion}; priming is a 2025-11-25 rule`);
@@ -33,7 +34,7 @@ export const priming: Check = {
       const primed = first !== undefined && first.id !== undefined && first.id !== '' && first.data.trim() === '';
       const retry = post.events.some((e) => e.retry !== undefined);
       if (!primed) return fail('the first event of the POST stream is not a priming event (an ID with empty data)', [post.evidence]);
-      if (!retry) return fail('no retry: field on the stream: clients cannot pace their reconnection', [post.evidence]);
+      if (!retry) return { ...fail('no retry: field on the stream: clients cannot pace their reconnection', [post.evidence]), severity: 'hygiene' };
       return pass(`priming event id ${first.id} with retry: ${post.events.find((e) => e.retry !== undefined)?.retry} ms`, [post.evidence]);
     }),
 };
@@ -43,6 +44,7 @@ export const resumePost: Check = {
   title: 'Resume a POST stream mid-call',
   guards: 'events lost, repeated or reordered when a tool-call stream is cut and resumed with Last-Event-ID',
   session: true,
+  severity: 'loss',
   run: (ctx) =>
     withSession(ctx, async (session) => {
       const tool = ctx.tool;
@@ -50,7 +52,7 @@ export const resumePost: Check = {
       const ref = await reference(ctx, session, tool);
       if (ref.call.ended === 'not-sse') return notApplicable('the server answers tool calls with JSON, not a stream', [ref.call.evidence]);
       const run = await cutAndResume(ctx, session, tool, ref.keys);
-      if ('refusedCall' in run) return notApplicable('the call stream carried no event IDs to resume from', [run.refusedCall.evidence]);
+      if ('refusedCall' in run) return { ...notApplicable('the call stream carried no event IDs to resume from', [run.refusedCall.evidence]), resumable: false };
       const judged = judgeResume({ status: run.resume.status, reason: reasonOf(run.resume), timeline: run.timeline });
       const cutAt = run.timeline.marks.findIndex((m) => m.kind === 'cut');
       return { ...judged, detail: `cut after ${cutAt} events; ${judged.detail}`, evidence: run.evidence, timeline: run.timeline };
@@ -62,6 +64,7 @@ export const resumeGet: Check = {
   title: 'Resume the GET stream',
   guards: 'server-initiated messages lost when the standalone GET stream drops and is resumed',
   session: true,
+  severity: 'loss',
   run: (ctx) =>
     withSession(ctx, async (session) => {
       const headers = sessionHeaders(session);
@@ -81,7 +84,7 @@ export const resumeGet: Check = {
         const cut = await reading;
         await call;
         const cursor = cut.events.filter((e) => e.id).at(-1)?.id;
-        if (cut.status !== 200 || cursor === undefined) return notApplicable(`the GET stream gave no event IDs (HTTP ${cut.status})`, [cut.evidence]);
+        if (cut.status !== 200 || cursor === undefined) return { ...notApplicable(`the GET stream gave no event IDs (HTTP ${cut.status})`, [cut.evidence]), resumable: cut.status === 200 ? false : undefined };
         const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, idleMs: Math.max(1000, ctx.intervalMs * 20) }, ctx.timeoutMs);
         const expected = Array.from({ length: ctx.events }, (_, i) => `log ${i + 1}`);
         const timeline = analyzeTimeline(expected, messages(cut.events).map(eventKey), resume.status === 200 ? messages(resume.events).map(eventKey) : []);
@@ -91,11 +94,11 @@ export const resumeGet: Check = {
       const first = await exchange({ method: 'GET', url: ctx.url, headers, cutWhen: (e) => e.some((x) => x.id), idleMs: 1000 }, ctx.timeoutMs);
       if (first.status === 405) return notApplicable('the server offers no GET stream (405)', [first.evidence]);
       const cursor = first.events.find((e) => e.id)?.id;
-      if (first.status !== 200 || cursor === undefined) return notApplicable(`the GET stream sent no event ID to resume from (HTTP ${first.status})`, [first.evidence]);
+      if (first.status !== 200 || cursor === undefined) return { ...notApplicable(`the GET stream sent no event ID to resume from (HTTP ${first.status})`, [first.evidence]), resumable: first.status === 200 ? false : undefined };
       const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, cutWhen: () => true, idleMs: 1000 }, ctx.timeoutMs);
       const evidence = [first.evidence, resume.evidence];
-      if (resume.status !== 200) return fail(`resuming the GET stream from its own priming ID got HTTP ${resume.status} (${reasonOf(resume)})`, evidence);
-      return pass('resumed the GET stream from its priming ID (no events were pending)', evidence);
+      if (resume.status !== 200) return { ...fail(`resuming the GET stream from its own priming ID got HTTP ${resume.status} (${reasonOf(resume)})`, evidence), severity: 'deviation', resumable: false };
+      return { ...pass('resumed the GET stream from its priming ID (no events were pending)', evidence), resumable: true };
     }),
 };
 
@@ -118,6 +121,7 @@ export const sameMillisecond: Check = {
   title: 'Burst within one millisecond resumes in order',
   guards: 'events sent in the same millisecond replayed out of order or dropped (IDs that sort by timestamp)',
   session: true,
+  severity: 'loss',
   async run(ctx) {
     // The batch needs 2025-03-26, the last revision with batches; a burst tool works on any.
     const version = ctx.tool?.burst ? undefined : '2025-03-26';
@@ -128,15 +132,15 @@ export const sameMillisecond: Check = {
         if ('none' in source) return notApplicable(source.none, source.evidence ? [source.evidence] : []);
         const withPayload = payloadEvents(source.events);
         const first = withPayload[0];
-        if (first?.id === undefined) return notApplicable('the burst carried no event IDs', [source.evidence]);
+        if (first?.id === undefined) return { ...notApplicable('the burst carried no event IDs', [source.evidence]), resumable: false };
         const keys = withPayload.map((e) => eventKey(messages([e])[0] ?? {}));
         const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: first.id }), idleMs: 1500 }, ctx.timeoutMs);
         const after = resume.status === 200 ? messages(resume.events).map(eventKey) : [];
         const timeline = analyzeTimeline(keys, [keys[0] ?? ''], after);
         const evidence = [source.evidence, resume.evidence];
-        if (resume.status !== 200) return fail(`resuming after the first event of ${source.source} got HTTP ${resume.status} (${reasonOf(resume)})`, evidence, timeline);
-        if (!intact(timeline)) return fail(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline);
-        return pass(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline);
+        if (resume.status !== 200) return { ...fail(`resuming after the first event of ${source.source} got HTTP ${resume.status} (${reasonOf(resume)})`, evidence, timeline), severity: 'deviation', resumable: false };
+        if (!intact(timeline)) return { ...fail(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline), resumable: true };
+        return { ...pass(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline), resumable: true };
       },
       version,
     );
@@ -148,6 +152,7 @@ export const unknownCursor: Check = {
   title: 'Unknown or forged cursor refused explicitly',
   guards: 'a silent 200 with an empty or restarted stream for a cursor the server cannot honour',
   session: true,
+  severity: 'loss',
   run: (ctx) =>
     withSession(ctx, async (session) => {
       const evidence: string[] = [];
@@ -162,36 +167,12 @@ export const unknownCursor: Check = {
     }),
 };
 
-export const foreignCursor: Check = {
-  id: 'foreign-cursor',
-  title: "Another session's cursor leaks nothing",
-  guards: "one session's events replayed to another session that presents its cursor",
-  session: true,
-  run: (ctx) =>
-    withSession(ctx, async (a) => {
-      const tool = ctx.tool?.stream === 'post' ? ctx.tool : undefined;
-      const source = tool
-        ? (await callTool(ctx, a, tool, 5, ctx.intervalMs)).exchange
-        : await exchange({ method: 'POST', url: ctx.url, headers: sessionHeaders(a), body: { jsonrpc: '2.0', id: a.nextId++, method: 'ping' } }, ctx.timeoutMs);
-      const cursor = source.events.find((e) => e.id)?.id;
-      if (cursor === undefined) return notApplicable('the server sent no event IDs on a POST stream', [source.evidence]);
-      const theirs = new Set(messages(source.events).map((m) => JSON.stringify(m)));
-      return withSession(ctx, async (b) => {
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(b, { [Header.LastEventId]: cursor }), idleMs: 1000 }, ctx.timeoutMs);
-        const evidence = [source.evidence, resume.evidence];
-        const leaked = messages(resume.events).filter((m) => theirs.has(JSON.stringify(m))).length;
-        if (leaked > 0) return fail(`session B received ${leaked} of session A's events by presenting A's cursor`, evidence);
-        if (refuses(resume.status)) return pass(`refused with HTTP ${resume.status} (${reasonOf(resume)})`, evidence);
-        return pass(`nothing of session A's leaked (but HTTP ${resume.status} rather than a refusal)`, evidence);
-      });
-    }),
-};
-
 export const idsIncrease: Check = {
   id: 'event-ids',
   title: 'No replay from zero; event IDs never repeat',
   guards: 'a resume that starts the stream over, or IDs reused so that deduplication drops new events',
   session: true,
+  severity: 'loss',
   run: (ctx) =>
     withSession(ctx, async (session) => {
       const tool = ctx.tool;

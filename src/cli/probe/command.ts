@@ -3,11 +3,11 @@ import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../usage.js';
-import { tally } from './model.js';
 import { renderHtml } from './render-html.js';
 import { renderJunit } from './render-junit.js';
 import { progressLine, renderText } from './render-text.js';
-import { runProbe } from './run.js';
+import { probeSecrets, runProbe } from './run.js';
+import { redactText } from './redact.js';
 import { customTool } from './session.js';
 import { ProbeUnreachable } from './wire.js';
 
@@ -34,7 +34,7 @@ function checkWritable(file: string | undefined, flag: string): void {
   }
 }
 
-/** Runs the probe; resolves to the exit code (1 on any FAIL). */
+/** Runs the probe; resolves to the exit code of the overall verdict (see `EXIT_CODES`). */
 export async function probe(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -73,7 +73,8 @@ export async function probe(argv: string[]): Promise<number> {
   const headers: Record<string, string> = {};
   for (const h of values.header) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
-    if (!m || m[1] === undefined || m[2] === undefined) throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(h)}`, 'probe');
+    // The value is never echoed: it may be a secret.
+    if (!m || m[1] === undefined || m[2] === undefined) throw new UsageError('--header must look like "Name: value" (one of them has no "Name:" part)', 'probe');
     headers[m[1].toLowerCase()] = m[2];
   }
   const live = process.stderr.isTTY && !values.json;
@@ -92,7 +93,8 @@ export async function probe(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    if (error instanceof ProbeUnreachable) throw new Error(`cannot reach ${url.href}: ${error.message}; is the server running?`);
+    const secrets = probeSecrets({ url, headers, replicas });
+    if (error instanceof ProbeUnreachable) throw new Error(redactText(`cannot reach ${url.href}: ${error.message}; is the server running?`, secrets));
     throw error;
   } finally {
     if (live) process.stderr.write('\r\x1b[2K');
@@ -100,5 +102,5 @@ export async function probe(argv: string[]): Promise<number> {
   if (values.junit !== undefined) writeFileSync(values.junit, renderJunit(report));
   if (values.report !== undefined) writeFileSync(values.report, renderHtml(report));
   console.log(values.json ? JSON.stringify(report, null, 2) : renderText(report, { colour, verbose: true }));
-  return tally(report.checks).FAIL > 0 ? 1 : 0;
+  return report.overall.exitCode;
 }

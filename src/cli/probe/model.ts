@@ -7,6 +7,33 @@
 /** A check's outcome. `n/a` when the server does not offer what the check tests. */
 export type Verdict = 'pass' | 'FAIL' | 'n/a';
 
+/**
+ * How much a FAIL matters: `loss` (events or state silently lost, duplicated, or leaked to
+ * another session), `deviation` (the spec or an explicit-refusal rule broken, visibly),
+ * `hygiene` (what makes failures hard to detect or pace, but loses nothing by itself).
+ */
+export type Severity = 'loss' | 'deviation' | 'hygiene';
+
+/** Severities, worst first. */
+export const SEVERITIES: readonly Severity[] = ['loss', 'deviation', 'hygiene'];
+
+/**
+ * The protocol era(s) a server speaks: `legacy` (2025-era, initialize and sessions),
+ * `modern` (2026-07-28 only: no sessions, no resumption), `dual` (both at one URL; the
+ * legacy leg is audited).
+ */
+export type Era = 'legacy' | 'dual' | 'modern';
+
+/** The one-line answer a reader acts on, with its remediation and the exit code it maps to. */
+export interface Overall {
+  verdict: 'resumes-safely' | 'resumes-with-deviations' | 'loses-events' | 'not-resumable' | 'not-applicable';
+  /** For example "resumes but loses events". */
+  line: string;
+  /** What to do about it. */
+  remediation: string;
+  exitCode: number;
+}
+
 /** One mark on a timeline, in the order the client saw things. */
 export interface TimelineMark {
   /** The event's key (e.g. `progress 3`), or a label for cuts and resumes. */
@@ -32,6 +59,10 @@ export interface CheckResult {
   /** The failure this check guards against, in one line. */
   guards: string;
   verdict: Verdict;
+  /** How much a FAIL matters (set on FAIL only). */
+  severity?: Severity | undefined;
+  /** False when the check found that the server cannot resume at all (no event IDs, or resumes refused). */
+  resumable?: boolean | undefined;
   /** Why this verdict, in one line. */
   detail: string;
   /** Trimmed requests and responses. */
@@ -45,8 +76,9 @@ export interface ProbeReport {
   url: string;
   startedAt: string;
   /** What the probe learned about the server before checking it. */
-  server: { name?: string | undefined; protocolVersion?: string | undefined; stateless: boolean; tool?: string | undefined };
+  server: { name?: string | undefined; protocolVersion?: string | undefined; stateless: boolean; tool?: string | undefined; era: Era; eraEvidence: string };
   checks: CheckResult[];
+  overall: Overall;
 }
 
 /** `expected` against what arrived `before` a cut and `after` the resume (keys, in arrival order). */

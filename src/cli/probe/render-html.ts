@@ -63,7 +63,7 @@ function section(c: CheckResult): string {
   const timeline = c.timeline ? `<p>${escape(describeTimeline(c.timeline))}</p>${timelineSvg(c.timeline, c.id)}${legend()}` : '';
   const evidence = c.evidence.map((e) => `<pre>${escape(e)}</pre>`).join('');
   return `<section class="check" id="check-${escape(c.id)}">
-<h2><span class="v ${verdictClass(c)}">${escape(c.verdict)}</span> ${escape(c.id)}: ${escape(c.title)}</h2>
+<h2><span class="v ${verdictClass(c)}">${escape(c.verdict)}</span>${c.severity ? ` <span class="FAIL">[${escape(c.severity)}]</span>` : ''} ${escape(c.id)}: ${escape(c.title)}</h2>
 <p class="guards">Guards against: ${escape(c.guards)}</p>
 <p>${escape(c.detail)}</p>
 ${timeline}
@@ -76,7 +76,7 @@ export function renderHtml(report: ProbeReport): string {
   const t = tally(report.checks);
   const s = report.server;
   const rows = report.checks
-    .map((c) => `<tr><td class="v ${verdictClass(c)}">${escape(c.verdict)}</td><td><a href="#check-${escape(c.id)}">${escape(c.id)}</a></td><td>${escape(c.title)}<div class="guards">${escape(c.guards)}</div></td><td>${escape(c.detail)}</td></tr>`)
+    .map((c) => `<tr><td class="v ${verdictClass(c)}">${escape(c.verdict)}${c.severity ? ` (${escape(c.severity)})` : ''}</td><td><a href="#check-${escape(c.id)}">${escape(c.id)}</a></td><td>${escape(c.title)}<div class="guards">${escape(c.guards)}</div></td><td>${escape(c.detail)}</td></tr>`)
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -84,6 +84,9 @@ export function renderHtml(report: ProbeReport): string {
 <body>
 <h1>mcp-continuity probe</h1>
 <p class="meta">${escape(report.url)} · ${escape(s.name ?? 'unnamed server')} · protocol ${escape(s.protocolVersion ?? '?')}${s.stateless ? ' · stateless' : ''} · streaming tool: ${escape(s.tool ?? 'none found')} · ${escape(report.startedAt)}</p>
+<p id="overall" class="v ${report.overall.exitCode === 0 ? 'pass' : 'FAIL'}">overall: ${escape(report.overall.line)}</p>
+<p>${escape(report.overall.remediation)}</p>
+<p class="meta">era ${escape(s.era)}: ${escape(s.eraEvidence)}</p>
 <p><strong class="pass">${t.pass} pass</strong> · <strong class="FAIL">${t.FAIL} FAIL</strong> · <span class="na">${t['n/a']} not applicable</span></p>
 <table id="verdicts"><thead><tr><th>verdict</th><th>check</th><th>what it guards against</th><th>result</th></tr></thead><tbody>
 ${rows}

@@ -17,7 +17,7 @@ export function renderJunit(report: ProbeReport): string {
     const head = `    <testcase classname="mcp-continuity.probe" name="${escape(`${c.id}: ${c.title}`)}" time="${seconds(c.ms)}">`;
     const body =
       c.verdict === 'FAIL'
-        ? `\n      <failure message="${escape(c.detail)}">${escape(`guards: ${c.guards}\n\n${c.evidence.join('\n\n')}`)}</failure>\n    `
+        ? `\n      <failure type="${escape(c.severity ?? 'deviation')}" message="${escape(c.detail)}">${escape(`guards: ${c.guards}\n\n${c.evidence.join('\n\n')}`)}</failure>\n    `
         : c.verdict === 'n/a'
           ? `\n      <skipped message="${escape(c.detail)}"/>\n    `
           : `\n      <system-out>${escape(c.detail)}</system-out>\n    `;
@@ -27,6 +27,11 @@ export function renderJunit(report: ProbeReport): string {
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="mcp-continuity probe" tests="${report.checks.length}" failures="${t.FAIL}" skipped="${t['n/a']}" time="${seconds(total)}">`,
     `  <testsuite name="${escape(report.url)}" tests="${report.checks.length}" failures="${t.FAIL}" skipped="${t['n/a']}" timestamp="${report.startedAt}" time="${seconds(total)}">`,
+    '    <properties>',
+    `      <property name="era" value="${escape(report.server.era)}"/>`,
+    `      <property name="overall" value="${escape(report.overall.line)}"/>`,
+    `      <property name="remediation" value="${escape(report.overall.remediation)}"/>`,
+    '    </properties>',
     ...cases,
     '  </testsuite>',
     '</testsuites>',

@@ -12,11 +12,12 @@ export function renderText(report: ProbeReport, options: { colour: boolean; verb
   const s = report.server;
   lines.push(`mcp-continuity probe ${report.url}`);
   lines.push(paint(`server ${s.name ?? '(unnamed)'}, protocol ${s.protocolVersion ?? '?'}${s.stateless ? ', stateless' : ''}, streaming tool: ${s.tool ?? 'none found'}`, DIM));
+  lines.push(paint(`era ${s.era}: ${s.eraEvidence}`, DIM));
   lines.push('');
   const width = Math.max(...report.checks.map((c) => c.id.length));
   for (const c of report.checks) {
     const verdict = paint(c.verdict.padEnd(4), COLOURS[c.verdict]);
-    lines.push(`${verdict}  ${c.id.padEnd(width)}  ${c.title}`);
+    lines.push(`${verdict}  ${c.id.padEnd(width)}  ${c.title}${c.severity ? paint(` [${c.severity}]`, COLOURS.FAIL) : ''}`);
     lines.push(`      ${' '.repeat(width)}  ${paint(`guards: ${c.guards}`, DIM)}`);
     lines.push(`      ${' '.repeat(width)}  ${c.detail}`);
     if (options.verbose && c.verdict === 'FAIL') lines.push(indent(evidenceOf(c), 8 + width));
@@ -24,6 +25,9 @@ export function renderText(report: ProbeReport, options: { colour: boolean; verb
   const t = tally(report.checks);
   lines.push('');
   lines.push(`${paint(`${t.pass} pass`, COLOURS.pass)}, ${paint(`${t.FAIL} FAIL`, t.FAIL > 0 ? COLOURS.FAIL : '')}, ${t['n/a']} not applicable`);
+  const o = report.overall;
+  lines.push(paint(`overall: ${o.line}`, o.exitCode === 0 ? COLOURS.pass : COLOURS.FAIL));
+  lines.push(`remedy: ${o.remediation}`);
   return lines.join('\n');
 }
 

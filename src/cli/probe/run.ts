@@ -1,11 +1,16 @@
 /** Runs every check against one server and gathers the report. */
 import { runCheck, type Check, type CheckContext } from './check.js';
 import { deleteSession, hostOrigin, replayEpoch, unknownSession } from './checks-session.js';
-import { foreignCursor, idsIncrease, priming, resumeGet, resumePost, sameMillisecond, unknownCursor } from './checks-resume.js';
+import { idsIncrease, priming, resumeGet, resumePost, sameMillisecond, unknownCursor } from './checks-resume.js';
+import { foreignCursor } from './checks-leak.js';
 import { replica, restart, upgradeBoundary } from './checks-boundary.js';
+import { semanticContinuity } from './checks-semantic.js';
+import { atMostOnce } from './checks-once.js';
+import { detectEra } from './era.js';
 import type { CheckResult, ProbeReport } from './model.js';
-import { closeSession, discoverTool, openSession, sessionHeaders, type ToolPlan } from './session.js';
-import { exchange } from './wire.js';
+import { overallVerdict } from './overall.js';
+import { redact, redactText, secretsOf, splitCredentials } from './redact.js';
+import { closeSession, discoverTool, type ToolPlan } from './session.js';
 
 /** Every check, in the order they run and are reported. */
 export const CHECKS: readonly Check[] = [
@@ -23,13 +28,15 @@ export const CHECKS: readonly Check[] = [
   upgradeBoundary,
   restart,
   replica,
+  semanticContinuity,
+  atMostOnce,
 ];
 
 /** Options of {@link runProbe}. */
 export interface ProbeOptions {
   url: URL;
   timeoutMs?: number | undefined;
-  /** Headers sent with every request (say, `authorization`). */
+  /** Headers sent with every request (say, `authorization`); their values never appear in the report. */
   headers?: Record<string, string> | undefined;
   /** The tool to stream with; found by itself when omitted. */
   tool?: ToolPlan | undefined;
@@ -39,24 +46,42 @@ export interface ProbeOptions {
   onProgress?: ((event: { check: Check; index: number; total: number; result?: CheckResult }) => void) | undefined;
 }
 
-/** Probes `options.url`. Throws only if the server cannot be initialized at all. */
+/** The secrets of `options` (header values, credentials in URLs), for redacting anything shown. */
+export function probeSecrets(options: Pick<ProbeOptions, 'url' | 'headers' | 'replicas'>): string[] {
+  const { authorization } = splitCredentials(options.url);
+  return secretsOf({ ...options.headers, ...(authorization ? { authorization } : {}) }, [options.url, ...(options.replicas ?? [])]);
+}
+
+/**
+ * Probes `options.url`. Throws only if the server cannot be initialized at all (the error's
+ * message is redacted too). Credentials in the URL are sent as an `authorization` header.
+ */
 export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
-  const startedAt = new Date().toISOString();
-  const target = { url: options.url, timeoutMs: options.timeoutMs ?? 10_000, headers: options.headers ?? {} };
-  const session = await openSession(target);
-  let tool = options.tool;
-  let stateless = false;
+  const secrets = probeSecrets(options);
   try {
-    tool ??= await discoverTool(target, session);
-    if (session.id === undefined) {
-      // No session: a 2026-07-28 style server if GET is refused with 405.
-      const get = await exchange({ method: 'GET', url: target.url, headers: sessionHeaders(session), idleMs: 500, cutWhen: () => true }, target.timeoutMs);
-      stateless = get.status === 405 || get.status === 400;
-    }
-  } finally {
-    await closeSession(target, session);
+    return redact(await probeUnredacted(options), secrets);
+  } catch (error) {
+    if (error instanceof Error) error.message = redactText(error.message, secrets);
+    throw error;
   }
-  const ctx: CheckContext = { ...target, tool, stateless, events: 30, intervalMs: 5, restartCmd: options.restartCmd, replicas: options.replicas ?? [] };
+}
+
+async function probeUnredacted(options: ProbeOptions): Promise<ProbeReport> {
+  const startedAt = new Date().toISOString();
+  const { url, authorization } = splitCredentials(options.url);
+  const headers = { ...(authorization ? { authorization } : {}), ...options.headers };
+  const target = { url, timeoutMs: options.timeoutMs ?? 10_000, headers };
+  const found = await detectEra(target);
+  const session = found.session;
+  let tool = options.tool;
+  try {
+    if (session) tool ??= await discoverTool(target, session);
+  } finally {
+    if (session) await closeSession(target, session);
+  }
+  const offers = { logging: session?.capabilities.logging !== undefined, subscribe: session?.capabilities.resources?.subscribe === true };
+  const replicas = (options.replicas ?? []).map((r) => splitCredentials(r).url);
+  const ctx: CheckContext = { ...target, tool, stateless: found.stateless, offers, events: 30, intervalMs: 5, restartCmd: options.restartCmd, replicas };
   const checks: CheckResult[] = [];
   for (const [index, check] of CHECKS.entries()) {
     options.onProgress?.({ check, index, total: CHECKS.length });
@@ -65,9 +90,10 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     options.onProgress?.({ check, index, total: CHECKS.length, result });
   }
   return {
-    url: options.url.href,
+    url: url.href,
     startedAt,
-    server: { name: session.serverName, protocolVersion: session.protocolVersion, stateless, tool: tool?.name },
+    server: { name: session?.serverName ?? found.modernName, protocolVersion: session?.protocolVersion, stateless: found.stateless, tool: tool?.name, era: found.era, eraEvidence: found.evidence },
     checks,
+    overall: overallVerdict(found.era, found.stateless, checks),
   };
 }

@@ -43,6 +43,8 @@ export interface ProbeSession {
   protocolVersion: string;
   epoch: string | null;
   serverName: string | undefined;
+  /** The capabilities the server declared on initialize. */
+  capabilities: { logging?: unknown; resources?: { subscribe?: boolean } };
   init: Exchange;
   nextId: number;
   /** The target's extra headers, sent with every request of the session. */
@@ -61,7 +63,7 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
     target.timeoutMs,
   );
   const message = init.json ?? init.events.map(messageOf).find((m) => m !== undefined && ('result' in m || 'error' in m));
-  const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string } } } | undefined)?.result;
+  const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string }; capabilities?: ProbeSession['capabilities'] } } | undefined)?.result;
   if (init.status !== 200 || !result) throw new Error(`initialize failed with ${whyNoResult(init, message)}`);
   const session: ProbeSession = {
     url,
@@ -69,6 +71,7 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
     protocolVersion: result.protocolVersion ?? version,
     epoch: init.headers.get(Header.ReplayEpoch),
     serverName: result.serverInfo?.name,
+    capabilities: result.capabilities ?? {},
     init,
     nextId: 1,
     headers: target.headers ?? {},

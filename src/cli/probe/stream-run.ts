@@ -7,7 +7,7 @@ import { Header } from '../../protocol/headers.js';
 import { analyzeTimeline, eventKey, type Timeline } from './model.js';
 import type { CheckContext } from './check.js';
 import { callTool, messages, payloadEvents, responseTo, sessionHeaders, type ProbeSession, type ToolPlan } from './session.js';
-import { exchange, type Exchange } from './wire.js';
+import { exchange, messageOf, type Exchange, type SseEvent } from './wire.js';
 
 /** Waits before each new resume while the server answers 409 (it still holds the cut stream). */
 const CONFLICT_RETRY_MS = [50, 200, 500];
@@ -35,23 +35,44 @@ export async function reference(ctx: CheckContext, session: ProbeSession, tool: 
   return { keys: callKeys(call.events), call };
 }
 
+/** How a run sets its cursor: a live cut, or a call read to its end with the cursor placed part way. */
+export interface RunOptions {
+  between?: () => Promise<void>;
+  resumeUrl?: URL;
+  /**
+   * Read the whole call (its result arrived: every event exists on the server) and resume
+   * from the cursor a third of the way in. Nothing is then excusable as never sent: the
+   * resume must replay exactly the rest, or refuse with a 4xx.
+   */
+  completed?: boolean;
+}
+
+/** The events up to and including the `n`-th that carries an ID and a message. */
+function firstPayloads(events: readonly SseEvent[], n: number): SseEvent[] {
+  let seen = 0;
+  const out: SseEvent[] = [];
+  for (const e of events) {
+    out.push(e);
+    if (e.id !== undefined && e.id !== '' && messageOf(e) !== undefined && ++seen >= n) break;
+  }
+  return out;
+}
+
 /**
- * Cuts `tool`'s POST stream after a third of its events, runs `between`, and resumes with
- * GET + Last-Event-ID at `resumeUrl` (default: the session's URL).
+ * Cuts `tool`'s POST stream after a third of its events (or, with `completed`, reads it
+ * whole and takes the cursor there), runs `between`, and resumes with GET + Last-Event-ID
+ * at `resumeUrl` (default: the session's URL).
  */
-export async function cutAndResume(
-  ctx: CheckContext,
-  session: ProbeSession,
-  tool: ToolPlan,
-  expected: string[],
-  options: { between?: () => Promise<void>; resumeUrl?: URL } = {},
-): Promise<StreamRun | { refusedCall: Exchange }> {
+export async function cutAndResume(ctx: CheckContext, session: ProbeSession, tool: ToolPlan, expected: string[], options: RunOptions = {}): Promise<StreamRun | { refusedCall: Exchange }> {
   const cutAfter = Math.max(1, Math.floor(ctx.events / 3));
-  const { id, exchange: cut } = await callTool(ctx, session, tool, ctx.events, ctx.intervalMs, (events) => payloadEvents(events).length >= cutAfter);
-  if (cut.status !== 200 || cut.ended === 'not-sse') return { refusedCall: cut };
-  const withIds = cut.events.filter((e) => e.id !== undefined && e.id !== '');
+  const { id, exchange: call } = options.completed
+    ? await callTool(ctx, session, tool, ctx.events, ctx.intervalMs)
+    : await callTool(ctx, session, tool, ctx.events, ctx.intervalMs, (events) => payloadEvents(events).length >= cutAfter);
+  if (call.status !== 200 || call.ended === 'not-sse') return { refusedCall: call };
+  const seen = options.completed ? firstPayloads(call.events, cutAfter) : call.events;
+  const withIds = seen.filter((e) => e.id !== undefined && e.id !== '');
   const cursor = withIds.at(-1)?.id;
-  if (cursor === undefined) return { refusedCall: cut };
+  if (cursor === undefined) return { refusedCall: call };
   await options.between?.();
   const resumeOnce = (): Promise<Exchange> =>
     exchange(
@@ -74,10 +95,10 @@ export async function cutAndResume(
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     resume = await resumeOnce();
   }
-  const before = callKeys(cut.events);
+  const before = callKeys(seen);
   const after = resume.status === 200 ? callKeys(resume.events) : [];
   const ids = [...withIds, ...resume.events].map((e) => e.id).filter((x): x is string => x !== undefined && x !== '');
-  return { timeline: analyzeTimeline(expected, before, after), resume, cursor, ids, evidence: [cut.evidence, ...conflicts.map((c) => c.evidence), resume.evidence] };
+  return { timeline: analyzeTimeline(expected, before, after), resume, cursor, ids, evidence: [call.evidence, ...conflicts.map((c) => c.evidence), resume.evidence] };
 }
 
 /** The `error.data.reason` (or message) of a JSON refusal, for the report. */

@@ -4,16 +4,9 @@
  * request and response for the report.
  */
 import { Header } from '../../protocol/headers.js';
-import { createParser } from 'eventsource-parser';
+import { READ_LIMITS, readSseBounded, readTextBounded, type Ended, type SseEvent } from './sse-read.js';
 
-/** One SSE event as received. */
-export interface SseEvent {
-  id: string | undefined;
-  event: string | undefined;
-  data: string;
-  /** `retry:` seen since the previous event. */
-  retry: number | undefined;
-}
+export type { SseEvent } from './sse-read.js';
 
 /** A request and what came back. */
 export interface Exchange {
@@ -23,8 +16,8 @@ export interface Exchange {
   json: unknown;
   /** SSE events read (all, or up to where the reader stopped). */
   events: SseEvent[];
-  /** Why reading stopped: the server ended the stream, the caller cut it, or nothing came for a while. */
-  ended: 'end' | 'cut' | 'idle' | 'not-sse';
+  /** Why reading stopped: the server ended the stream, the caller cut it, nothing came for a while, or a bound was reached. */
+  ended: Ended;
   /** Trimmed request and response, for the report. */
   evidence: string;
 }
@@ -63,18 +56,23 @@ export async function exchange(spec: RequestSpec, timeoutMs: number): Promise<Ex
     const type = response.headers.get('content-type') ?? '';
     const head = `HTTP ${response.status}${headerLines(response.headers)}`;
     if (!type.includes('text/event-stream')) {
-      const text = await response.text().catch(() => '');
+      const { text, truncated } = await readTextBounded(response.body, () => controller.abort(), READ_LIMITS.maxEventBytes).catch(() => ({ text: '', truncated: false }));
       let json: unknown;
       try {
-        json = text ? JSON.parse(text) : undefined;
+        json = text && !truncated ? JSON.parse(text) : undefined;
       } catch {
         json = undefined;
       }
-      return { status: response.status, headers: response.headers, json, events: [], ended: 'not-sse', evidence: evidence(request, `${head}\n\n${text}`) };
+      const shown = evidence(request, `${head}\n\n${text.slice(0, EVIDENCE_LIMIT + 1)}`);
+      if (truncated) throw new ProbeLimitExceeded(`${spec.method} ${spec.url.pathname}: the server sent a body larger than ${READ_LIMITS.maxEventBytes} bytes, which the probe and the client transport refuse`, shown);
+      return { status: response.status, headers: response.headers, json, events: [], ended: 'not-sse', evidence: shown };
     }
-    const { events, ended, raw } = await readSse(response, controller, spec);
-    return { status: response.status, headers: response.headers, json: undefined, events, ended, evidence: evidence(request, `${head}\n\n${raw}`) };
+    const read = await readSseBounded(response.body as ReadableStream<Uint8Array>, () => controller.abort(), { cutWhen: spec.cutWhen, idleMs: spec.idleMs ?? 2000, rawLimit: EVIDENCE_LIMIT });
+    const shown = evidence(request, `${head}\n\n${read.raw}`);
+    if (read.ended === 'limit') throw new ProbeLimitExceeded(`${spec.method} ${spec.url.pathname}: the server sent ${read.overflow ?? 'too much'}, past the bounds the probe and the client transport keep`, shown);
+    return { status: response.status, headers: response.headers, json: undefined, events: read.events, ended: read.ended, evidence: shown };
   } catch (error) {
+    if (error instanceof ProbeLimitExceeded) throw error;
     if (controller.signal.aborted) throw new ProbeTimeout(`${spec.method} ${spec.url.href}: no answer within ${timeoutMs} ms`);
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     throw new ProbeUnreachable(`${spec.method} ${spec.url.href}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
@@ -88,47 +86,21 @@ export class ProbeTimeout extends Error {
   override name = 'ProbeTimeout';
 }
 
+/** A response went past the probe's read bounds (the client transport's caps); reading stopped there. */
+export class ProbeLimitExceeded extends Error {
+  override name = 'ProbeLimitExceeded';
+  constructor(
+    message: string,
+    /** The request and the response's first bytes. */
+    readonly evidence: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The server could not be reached at all. */
 export class ProbeUnreachable extends Error {
   override name = 'ProbeUnreachable';
-}
-
-async function readSse(response: Response, controller: AbortController, spec: RequestSpec): Promise<{ events: SseEvent[]; ended: Exchange['ended']; raw: string }> {
-  const events: SseEvent[] = [];
-  let retry: number | undefined;
-  let raw = '';
-  const parser = createParser({
-    onEvent: (e) => {
-      events.push({ id: e.id, event: e.event, data: e.data, retry });
-      retry = undefined;
-    },
-    onRetry: (ms) => {
-      retry = ms;
-    },
-  });
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const idleMs = spec.idleMs ?? 2000;
-  for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const idle = new Promise<'idle'>((resolve) => {
-      timer = setTimeout(() => resolve('idle'), idleMs);
-    });
-    const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
-    if (next === 'idle') {
-      controller.abort();
-      return { events, ended: 'idle', raw };
-    }
-    if (next.done) return { events, ended: 'end', raw };
-    const text = decoder.decode(next.value, { stream: true });
-    if (raw.length < EVIDENCE_LIMIT) raw += text;
-    parser.feed(text);
-    if (spec.cutWhen?.(events)) {
-      controller.abort();
-      await reader.cancel().catch(() => undefined);
-      return { events, ended: 'cut', raw };
-    }
-  }
 }
 
 const SHOWN_HEADERS = ['content-type', Header.SessionId, Header.ReplayEpoch, Header.ProtocolVersion, 'retry-after'];
