@@ -25,7 +25,7 @@ export type ProbeFault =
   | 'endless-events'
   /** A resume on the replica port runs the cut call again (its run count goes up). */
   | 'rerun-on-replica'
-  /** serverInfo.name is `bigName` bytes long (a large report). */
+  /** Stateless (no session, GET 405), and serverInfo.name is `bigName` bytes long: a large report, quickly. */
   | 'big-name';
 
 interface Logged { seq: number; data: string; done: boolean }
@@ -114,8 +114,9 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
       const name = fault === 'big-name' ? 'x'.repeat(options.bigName ?? 5_000_000) : 'hostile-probe';
       const result = { protocolVersion: (m.params?.['protocolVersion'] as string | undefined) ?? '2025-11-25', capabilities: { logging: {}, tools: {} }, serverInfo: { name, version: '0' } };
       res.setHeader('x-mcp-replay-epoch', 'hostile-epoch');
-      return json(res, 200, { jsonrpc: '2.0', id: m.id, result }, sid);
+      return json(res, 200, { jsonrpc: '2.0', id: m.id, result }, fault === 'big-name' ? undefined : sid);
     }
+    if (fault === 'big-name') return m.id === undefined ? void res.writeHead(202).end() : json(res, 200, { jsonrpc: '2.0', id: m.id, result: {} });
     const s = sessions.get(String(req.headers['mcp-session-id']));
     if (!s || s.deleted) return json(res, s ? 404 : req.headers['mcp-session-id'] ? 404 : 400, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
     if (m.id === undefined) return void res.writeHead(202).end();
@@ -186,7 +187,7 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
       return void res.end('restarted');
     }
     if (req.method === 'POST') return void post(req, res).catch(() => res.destroy());
-    if (req.method === 'GET') return get(req, res, replica);
+    if (req.method === 'GET') return fault === 'big-name' ? void res.writeHead(405).end() : get(req, res, replica);
     if (req.method === 'DELETE') {
       const s = sessions.get(String(req.headers['mcp-session-id']));
       if (!s) return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });

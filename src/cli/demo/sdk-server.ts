@@ -24,8 +24,8 @@ async function body(req: IncomingMessage): Promise<unknown> {
   return text ? (JSON.parse(text) as unknown) : undefined;
 }
 
-/** Starts the SDK's transport + InMemoryEventStore on a free loopback port. */
-export async function startReferenceServer(): Promise<ReferenceServer> {
+/** Starts the SDK's transport + InMemoryEventStore (or, `eventStore: false`, none) on a free loopback port. */
+export async function startReferenceServer(options: { eventStore?: boolean } = {}): Promise<ReferenceServer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -38,7 +38,7 @@ export async function startReferenceServer(): Promise<ReferenceServer> {
       }
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        eventStore: new InMemoryEventStore(),
+        ...(options.eventStore === false ? {} : { eventStore: new InMemoryEventStore() }),
         onsessioninitialized: (sid) => void sessions.set(sid, transport),
       });
       transport.onclose = () => {

@@ -49,7 +49,7 @@ export interface ProbeOptions {
 /** The secrets of `options` (header values, credentials in URLs), for redacting anything shown. */
 export function probeSecrets(options: Pick<ProbeOptions, 'url' | 'headers' | 'replicas'>): string[] {
   const { authorization } = splitCredentials(options.url);
-  return secretsOf({ ...options.headers, ...(authorization ? { authorization } : {}) }, [options.url, ...(options.replicas ?? [])]);
+  return secretsOf({ ...options.headers, ...(authorization ? { 'authorization (from the URL)': authorization } : {}) }, [options.url, ...(options.replicas ?? [])]);
 }
 
 /**
