@@ -69,6 +69,12 @@ const v2Handler = (legacy: 'reject' | 'stateless') => async (): Promise<Running>
   return { url: new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`), stop: async () => (server.closeAllConnections(), await new Promise<void>((r) => server.close(() => r()))) };
 };
 
+const dual = async (): Promise<Running> => {
+  const { startDualEraServer } = await import('../../test/helpers/dual-era-server.js');
+  const s = await startDualEraServer();
+  return { url: s.url, stop: () => s.close() };
+};
+
 const everything = async (): Promise<Running> => {
   const port = await freePort();
   const entry = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
@@ -105,6 +111,7 @@ export const SUBJECTS: Subject[] = [
   { name: 'SDK v1 transport without an event store', how: 'StreamableHTTPServerTransport, no eventStore, our example tools', start: sdkTransport(false) },
   { name: 'SDK v2 `createMcpHandler`, `legacy: reject`', how: '@modelcontextprotocol/server, modern only', start: v2Handler('reject') },
   { name: 'SDK v2 `createMcpHandler` (default stateless legacy fallback)', how: '@modelcontextprotocol/server', start: v2Handler('stateless') },
+  { name: 'dual era: SDK v2 `isLegacyRequest` routing, our endpoint as the 2025-era leg', how: 'createMcpHandler legacy: reject + createEndpoint', start: dual },
   { name: '@modelcontextprotocol/server-everything', how: 'dist/index.js streamableHttp', start: everything },
   { name: 'fastmcp (httpStream, default event store)', how: 'FastMCP.start httpStream', start: fastmcp },
 ];

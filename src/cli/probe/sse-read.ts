@@ -76,6 +76,8 @@ export async function readSseBounded(body: ReadableStream<Uint8Array>, abort: ()
   });
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  let held: string[] = [];
+  let heldLength = 0;
   const stop = async (ended: Ended): Promise<ReadOutcome> => {
     abort();
     await reader.cancel().catch(() => undefined);
@@ -91,7 +93,17 @@ export async function readSseBounded(body: ReadableStream<Uint8Array>, abort: ()
     if (next.done) return { events, ended: 'end', raw };
     const text = decoder.decode(next.value, { stream: true });
     if (raw.length < spec.rawLimit) raw += text.slice(0, spec.rawLimit - raw.length + 1);
-    parser.feed(text);
+    // A line without its end is held here in pieces, not fed: the parser would join and
+    // rescan its whole unfinished line on every chunk (a copy of up to maxEventBytes each time).
+    if (!/[\r\n]/.test(text)) {
+      held.push(text);
+      heldLength += text.length;
+      if (heldLength > limits.maxEventBytes) overflow = `an event larger than ${limits.maxEventBytes} bytes`;
+    } else {
+      parser.feed(held.length === 0 ? text : held.join('') + text);
+      held = [];
+      heldLength = 0;
+    }
     if (overflow !== undefined) return stop('limit');
     if (spec.cutWhen?.(events)) return stop('cut');
   }
