@@ -63,21 +63,27 @@ export const PROBE_USAGE = `Usage: mcp-continuity probe <url> [options]
 
 Audits an MCP Streamable HTTP server for silent divergence on resume: unknown sessions,
 priming, exact resumption (GET and POST streams), same-millisecond bursts, forged and
-foreign cursors, replay epoch, Host/Origin validation, the upgrade boundary.
+foreign cursors, DELETE, replay epoch, Host/Origin validation, the upgrade boundary, and
+with --restart-cmd/--replica: restarts, replicas, the session's log level and
+subscriptions, and (with a countable --tool) at-most-once runs. Tells the era first:
+legacy (2025, sessions), modern (2026-07-28, nothing to resume) or dual.
 
   --tool NAME         the tool to call to make the server stream (default: found by itself:
                       emit, trigger-long-running-operation, start-notification-stream)
   --args JSON         arguments for --tool
   --restart-cmd CMD   a shell command that restarts the server; checks resume across it
   --replica URL       another replica of the same server; resumes there (repeatable)
-  --header 'N: V'     a header for every request, e.g. 'Authorization: Bearer …' (repeatable)
+  --header 'N: V'     a header for every request, e.g. 'Authorization: Bearer …' (repeatable;
+                      its value is redacted in every output, as are credentials in URLs)
   --timeout MS        per-request timeout (default 10000)
   --json              print the results as JSON
   --junit FILE        write a JUnit XML report to FILE
   --report FILE       write a self-contained HTML report (verdicts and timelines) to FILE
   --no-color          plain text even on a terminal
 
-Exit status: 0 when nothing FAILed, 1 on any FAIL, 2 on a bad argument.`;
+Exit status follows the overall verdict: 0 resumes safely (or resumption not applicable),
+3 resumes with spec deviations, 4 resumes but loses events, 5 not resumable; 1 when the
+probe could not run, 2 on a bad argument.`;
 
 export const CHAOS_USAGE = `Usage: mcp-continuity chaos --target URL [--target URL …] [options]
 
