@@ -12,6 +12,7 @@ import { reconnectDelay, type ResolvedReconnect } from './backoff.js';
 import { toDivergenceError } from './errors.js';
 import { namesSession, refusalReason } from './refusal.js';
 import { readSse } from './sse-reader.js';
+import type { ClientObserver } from '../telemetry/client.js';
 import {
   createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
 } from './verifier.js';
@@ -38,6 +39,8 @@ export interface InboundHost {
   advanced(stream: InboundStream): void;
   /** Errors that are reported, not fatal (a malformed message, say). */
   report(error: Error): void;
+  /** Counts reconnections (and calls the application's `onReconnect`). */
+  readonly observer: ClientObserver;
 }
 
 /** Raised when a stream cannot continue for a reason that is not a divergence. */
@@ -129,8 +132,23 @@ export class InboundStream {
         await sleep(reconnectDelay(this.#host.reconnect, attempt, this.#retryMs), this.#signal, closed);
         attempt++;
       }
+      response = await this.#observed(checkpoint?.lastId, attempt, !immediate);
       immediate = false;
-      response = await this.#reconnect(checkpoint?.lastId);
+    }
+  }
+
+  /** One reconnection attempt, told to the observer when it is one (not a stream's first open). */
+  async #observed(lastEventId: string | undefined, attempt: number, again: boolean): Promise<Response | undefined> {
+    const observe = again || lastEventId !== undefined;
+    const started = this.reconnectStartedAt;
+    const event = { sessionId: this.#host.sessionId, stream: this.kind, attempt, ms: started === undefined ? 0 : Date.now() - started };
+    try {
+      const response = await this.#reconnect(lastEventId);
+      if (response && observe) this.#host.observer.reconnected({ ...event, outcome: lastEventId === undefined ? 'opened' : 'resumed' });
+      return response;
+    } catch (error) {
+      if (observe && error instanceof ContinuityError) this.#host.observer.reconnected({ ...event, outcome: error.code });
+      throw error;
     }
   }
 

@@ -2,6 +2,7 @@
 import type { ContinuityError, ErrorCode } from '../protocol/errors.js';
 import type { ReconnectOptions } from './backoff.js';
 import type { CheckpointStore } from './checkpoint.js';
+import type { ReconnectEvent } from '../telemetry/events.js';
 
 /** What the application is told after a divergence or a lost session. */
 export interface DivergenceReport {
@@ -51,6 +52,11 @@ export interface ContinuityClientOptions {
    * gets the latest positions when it is free. A restarted client resumes from the last save.
    */
   checkpointIntervalMs?: number | undefined;
+  /**
+   * Called when a dropped stream reconnects: `resumed` (continuity proven), `opened` (a fresh
+   * standalone stream), or the error code that refused it (a divergence then follows).
+   */
+  onReconnect?: ((event: ReconnectEvent) => void) | undefined;
   /** Called after every divergence or session loss, once the client has re-initialized. */
   onDivergence?: ((report: DivergenceReport) => void) | undefined;
   /** The opt-in SSE→WebSocket upgrade (docs/design.md §4): ask for it, and follow the offer. */

@@ -27,6 +27,7 @@ import { corsRefusal } from './cors.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
+import { ClientObserver } from '../telemetry/client.js';
 
 /**
  * @example
@@ -79,6 +80,7 @@ export class ContinuityClientTransport implements InboundHost {
   #failure: ContinuityError | undefined;
   #started = false;
   #closed = false;
+  readonly observer = new ClientObserver((event) => this.#options.onReconnect?.(event));
 
   constructor(url: URL | string, options: ContinuityClientOptions = {}) {
     this.url = new URL(url);
@@ -150,7 +152,7 @@ export class ContinuityClientTransport implements InboundHost {
       this.#init = message;
       this.#initKey = JSON.stringify(message.id);
     }
-    await this.#post(message, true);
+    await this.observer.send(message, this.#sessionId, this.#protocolVersion, (traced) => this.#post(traced, true));
   }
 
   setProtocolVersion(version: string): void {
@@ -161,6 +163,7 @@ export class ContinuityClientTransport implements InboundHost {
   async terminateSession(): Promise<void> {
     const id = this.#sessionId;
     if (id === undefined) return;
+    this.observer.sessionEnded(this.#protocolVersion);
     const response = await this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}) });
     await response.body?.cancel();
     this.#forgetSession();
@@ -214,6 +217,7 @@ export class ContinuityClientTransport implements InboundHost {
   }
 
   #emit(message: JsonRpcMessage): void {
+    this.observer.received(message);
     this.#delivery.push(message);
   }
 
@@ -360,6 +364,7 @@ export class ContinuityClientTransport implements InboundHost {
     if (this.#recovering) return this.#recovering;
     if (session !== this.#sessionId) return Promise.resolve(); // that session is already replaced
     const detectedAt = Date.now();
+    this.observer.diverged(error.code, this.#protocolVersion);
     const detectMs = stream?.reconnectStartedAt === undefined ? 0 : detectedAt - stream.reconnectStartedAt;
     let failed = 0;
     for (const s of this.#streams) failed += this.#fail(s, error);

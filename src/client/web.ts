@@ -12,3 +12,4 @@ export {
 } from './verifier.js';
 export { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff.js';
 export { ContinuityError, isContinuityError, type ErrorCode } from '../protocol/errors.js';
+export type { ReconnectEvent } from '../telemetry/events.js';

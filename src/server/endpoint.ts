@@ -23,6 +23,8 @@ import { requestFailureReporter } from './report.js';
 import { checkSubprotocol, type UpgradeDecision } from './upgrade/gate.js';
 import { runOverdue } from './stream/turns.js';
 import { admit } from './stream/admission.js';
+import { ServerObserver } from '../telemetry/server.js';
+import { observeRefusal, observeStream } from './observe.js';
 
 export type { UpgradeDecision } from './upgrade/gate.js';
 
@@ -42,6 +44,13 @@ export interface Endpoint {
   resetReplayLog(sessionId: string): Promise<void>;
   /** The store in use. */
   readonly store: Store;
+  /** This replica's ID (the cluster's, or one made for this endpoint): logs and events name it. */
+  readonly replicaId: string;
+  /**
+   * True once {@link Endpoint.close} has begun: the endpoint takes no new work, and a
+   * readiness probe should take it out of its load balancer.
+   */
+  readonly draining: boolean;
   /**
    * Decides a WebSocket upgrade request (the Node adapter calls it from its `upgrade`
    * event). A refusal carries the HTTP response to write; an acceptance names the
@@ -121,7 +130,7 @@ function routes({ placement, limits, jsonResponse, init, upgrade }: Routing) {
   const byMethod: Record<string, Route> = { POST: post, GET: get, DELETE: del };
   const route: Route = async (request, context, answering) => {
     const handler = byMethod[request.method];
-    return handler ? handler(request, context, answering) : refusal(new ContinuityError('method-not-allowed'));
+    return handler ? handler(request, context, answering) : Promise.reject(new ContinuityError('method-not-allowed'));
   };
   return { route, routed };
 }
@@ -152,8 +161,11 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   };
   const jsonResponse = options.jsonResponse ?? false;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const cluster = clusterOf(store, options.cluster, onError);
+  const observer = new ServerObserver(cluster?.replicaId ?? options.cluster?.replicaId ?? `r-${randomToken(9)}`, options);
+  if (cluster) cluster.onTakeover = (session, token) => observer.takeover(session, token);
   const placement = new Placement(
-    { store, limits, server: options.server, cluster: clusterOf(store, options.cluster, onError), keepAliveMs, now, onError },
+    { store, limits, server: options.server, cluster, keepAliveMs, now, onError, observer },
     { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs, jsonResponse, now, onError },
   );
   const init = { placement, server: options.server, newSessionId: options.sessionId ?? (() => randomToken(24)), now, onError };
@@ -172,6 +184,10 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       return placement.size;
     },
     store,
+    replicaId: observer.replicaId,
+    get draining() {
+      return closed;
+    },
     async upgrade(request, context = {}) {
       try {
         checkGuard(request);
@@ -180,6 +196,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         return await routed(request, context, (session) => session.handshake(request));
       } catch (error) {
         reportUnexpected(error);
+        observeRefusal(observer, request, error, null);
         return { ok: false, response: toRefusal(error) };
       }
     },
@@ -199,9 +216,10 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       const answering: { id: RequestId | null } = { id: null };
       try {
         checkGuard(request);
-        return await route(request, context, answering);
+        return observeStream(observer, request, await route(request, context, answering));
       } catch (error) {
         reportUnexpected(error);
+        observeRefusal(observer, request, error, answering.id);
         // A store that cannot be reached (or an owner that does not answer) is worth a retry soon.
         if (!(error instanceof ContinuityError)) return toRefusal(error);
         return refusal(error, answering.id, error.status === 503 ? RETRY_AFTER : undefined);
@@ -210,7 +228,10 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     async close() {
       if (closed) return;
       closed = true;
+      const started = now();
+      const held = placement.size;
       await placement.close();
+      observer.drain('completed', held, now() - started);
     },
   };
 }

@@ -4,3 +4,7 @@ export type { EndpointOptions, EndpointLimits, HandleContext, SessionContext, Sd
 export { DEFAULT_LIMITS } from './options.js';
 export { loopbackGuard, isLoopbackHost, type HostGuardOptions } from './host-guard.js';
 export { ContinuityError, isContinuityError, ERRORS, type ErrorCode } from '../protocol/errors.js';
+export type {
+  EndpointHooks, ResumeEvent, RefusalEvent, TakeoverEvent, RebuildEvent, PassivationEvent, DrainEvent,
+} from '../telemetry/events.js';
+export { METRIC } from '../telemetry/meter.js';

@@ -5,12 +5,16 @@ import type { ClusterOptions } from './cluster/options.js';
 import type { HandleContext, SdkServerLike, ServerFactory, SessionContext } from './session/context.js';
 import type { EndpointLimits } from './stream/limits.js';
 import type { UpgradeOptions } from './upgrade/options.js';
+import type { EndpointHooks } from '../telemetry/events.js';
 
 export type { ClusterOptions, EndpointLimits, HandleContext, SdkServerLike, ServerFactory, SessionContext, UpgradeOptions };
 export { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './stream/limits.js';
 
-/** Options of {@link createEndpoint}. */
-export interface EndpointOptions {
+/**
+ * Options of {@link createEndpoint}. The hooks (`onResume`, `onRefusal`, `onTakeover`,
+ * `onRebuild`, `onPassivation`, `onDrain`) get the events the metrics count (docs/operations.md).
+ */
+export interface EndpointOptions extends EndpointHooks {
   /** A fresh official-SDK server per session. */
   server: ServerFactory;
   /** Where sessions and event logs live (default: a memory store). */

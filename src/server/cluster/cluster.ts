@@ -14,6 +14,9 @@ import type { Accepted } from '../session/post.js';
 /** Default lease, ms. Short enough that a dead owner's clients wait little, long enough to renew three times. */
 export const DEFAULT_LEASE_MS = 3000;
 
+/** Tokens of leases this replica let go, remembered so that taking one back is not called a takeover. */
+const MAX_REMEMBERED_TOKENS = 10_000;
+
 /** A message carried to the owner of a session. */
 export type Carried =
   | { t: 'post'; session: string; messages: JsonRpcMessage[]; batch: boolean; url: string; headers: Record<string, string>; authInfo?: unknown }
@@ -67,6 +70,9 @@ export class Cluster {
   serve: (message: Carried) => Promise<CarriedReply> = async () => ({ ok: false, code: 'session-not-found', message: 'Not serving' });
   /** This replica lost a session (fenced, or its data is gone): drop it without writing. */
   onLost: (session: string) => void = () => {};
+  /** This replica took `session` over from another one (its fencing token rose to `token`). */
+  onTakeover: (session: string, token: number) => void = () => {};
+  readonly #letGo = new Map<string, number>();
 
   constructor(parts: ClusterParts) {
     this.replicaId = parts.replicaId ?? `r-${randomToken(9)}`;
@@ -96,7 +102,13 @@ export class Cluster {
   async claim(session: string): Promise<Lease> {
     const started = Date.now();
     const lease = await this.ownership.acquire(session, this.replicaId, this.leaseMs);
-    if (lease.owner === this.replicaId) this.#held.set(session, { token: lease.token, validUntil: started + this.leaseMs });
+    if (lease.owner !== this.replicaId) return lease;
+    const before = this.#held.get(session)?.token ?? this.#letGo.get(session);
+    this.#letGo.delete(session);
+    this.#held.set(session, { token: lease.token, validUntil: started + this.leaseMs });
+    // The token rises only when the owner changes: a first owner holds 1, and a lease this
+    // replica let go and takes back keeps its token.
+    if (lease.token > 1 && before !== lease.token) this.onTakeover(session, lease.token);
     return lease;
   }
 
@@ -111,6 +123,8 @@ export class Cluster {
     const held = this.#held.get(session);
     if (!held) return;
     this.#held.delete(session);
+    this.#letGo.set(session, held.token);
+    if (this.#letGo.size > MAX_REMEMBERED_TOKENS) this.#letGo.delete(this.#letGo.keys().next().value as string);
     if (release) await this.ownership.release(session, this.replicaId, held.token);
   }
 

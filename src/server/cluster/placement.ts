@@ -17,6 +17,7 @@ import { serveCarried } from './serve-carried.js';
 import { LocalSession } from '../session/local.js';
 import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import { Session, type SessionDeps } from '../session/session.js';
+import { countFencedWrite, type ServerObserver } from '../../telemetry/server.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -32,6 +33,8 @@ export interface PlacementOptions {
   /** Present when replicas share the store. */
   readonly cluster: Cluster | undefined;
   readonly keepAliveMs: number;
+  /** Counts rebuilds and passivations, and calls their hooks. */
+  readonly observer?: ServerObserver | undefined;
   now(): number;
   onError(error: Error): void;
 }
@@ -173,6 +176,7 @@ export class Placement {
    * paused or cut off): it is dropped without writing anything.
    */
   async lost(session: Session): Promise<void> {
+    countFencedWrite();
     await this.#options.cluster?.let(session.sessionId, false);
     await session.shutdown();
   }
@@ -244,6 +248,7 @@ export class Placement {
       throw error;
     }
     this.#sessions.set(id, session);
+    this.#options.observer?.rebuild(id);
     return session;
   }
 
@@ -257,7 +262,10 @@ export class Placement {
       if (s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
       // Passivation: nothing attached, nothing owed (no request in flight, no upgrade under
       // way), so nothing but the SDK server's own state is lost by rebuilding it later.
-      else if (this.#passivates && s.record.lastActiveAt < quiet && s.canOfferUpgrade) void s.shutdown().catch(onError);
+      else if (this.#passivates && s.record.lastActiveAt < quiet && s.canOfferUpgrade) {
+        this.#options.observer?.passivation(s.sessionId);
+        void s.shutdown().catch(onError);
+      }
     }
     // Sessions a durable store kept from earlier processes expire the same way.
     if (store.durable && !cluster) void this.#expireStored(cutoff).catch(onError);

@@ -26,6 +26,7 @@ import { encodeMessage, encodeResponse } from './outgoing.js';
 import { RequestTable, idKey } from './request-table.js';
 import { STANDALONE_STREAM as STANDALONE, StreamNames } from '../stream/names.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from '../upgrade/state.js';
+import { countFencedWrite, recordSessionEnd } from '../../telemetry/server.js';
 
 /** What every session shares with its endpoint. */
 export interface SessionDeps {
@@ -43,7 +44,6 @@ export interface SessionDeps {
 
 /** Earlier epochs remembered per session: enough to name a reset, bounded. */
 const MAX_PAST_EPOCHS = 8;
-
 
 export class Session implements StreamHost, TransportOwner {
   readonly record: SessionRecord;
@@ -71,7 +71,7 @@ export class Session implements StreamHost, TransportOwner {
     this.record = record;
     this.#deps = deps;
     this.fence = fence;
-    this.transport = new SessionTransport(record.id, this);
+    this.transport = new SessionTransport(record.id, this, () => record.protocolVersion);
     this.#names = new StreamNames(deps.limits.maxStreamsPerSession);
     this.#requests = new RequestTable(deps.limits.maxInFlightPerSession);
     this.#persistedActiveAt = record.lastActiveAt;
@@ -245,6 +245,7 @@ export class Session implements StreamHost, TransportOwner {
     }
     if (forget) {
       const { store } = this.#deps;
+      recordSessionEnd(this.record.createdAt, this.#deps.now(), this.record.protocolVersion);
       await store.sessions.delete(this.sessionId);
       await store.log.dropSession(this.sessionId);
       if (this.#deps.shared) await store.bus?.publishAppend(this.sessionId, '', -1).catch(this.#report); // other replicas' readers end
@@ -401,7 +402,8 @@ export class Session implements StreamHost, TransportOwner {
     if (isFenced(error) || this.#deps.shared) {
       // Another replica owns the session now (fenced), or a shared store failed: let go
       // at once, writing nothing; readers end and resume on whoever holds it next.
-      if (!isFenced(error)) this.#report(error);
+      if (isFenced(error)) countFencedWrite();
+      else this.#report(error);
       void this.shutdown().catch(this.#report);
       return;
     }

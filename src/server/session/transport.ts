@@ -6,6 +6,7 @@
  */
 import { ContinuityError } from '../../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+import { Operations } from '../../telemetry/operations.js';
 
 /** The subset of the SDK's `TransportSendOptions` we honour. */
 export interface SendOptions {
@@ -43,22 +44,28 @@ export class SessionTransport {
   onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
   readonly #owner: TransportOwner;
   #closed = false;
+  /** The client's requests being handled: their spans and durations. */
+  readonly #operations = new Operations('server');
+  readonly #protocolVersion: () => string | undefined;
 
-  constructor(sessionId: string, owner: TransportOwner) {
+  constructor(sessionId: string, owner: TransportOwner, protocolVersion: () => string | undefined = () => undefined) {
     this.sessionId = sessionId;
     this.#owner = owner;
+    this.#protocolVersion = protocolVersion;
   }
 
   async start(): Promise<void> {}
 
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new ContinuityError('session-not-found', 'Transport closed: the session ended'));
+    this.#operations.end(message);
     return this.#owner.deliver(message, options);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#operations.abandon('request-abandoned');
     this.onclose?.();
     this.#owner.transportClosed();
   }
@@ -66,6 +73,8 @@ export class SessionTransport {
   /** Hands a client message to the SDK server. */
   receive(message: JsonRpcMessage, extra: MessageExtra): void {
     if (this.#closed) return;
-    this.onmessage?.(message, extra);
+    // A rebuild's replayed initialize carries no request info: it is not the client's operation.
+    if (!('method' in message) || extra.requestInfo === undefined) return this.onmessage?.(message, extra);
+    this.#operations.run(message, this.sessionId, this.#protocolVersion(), () => this.onmessage?.(message, extra));
   }
 }

@@ -1,4 +1,5 @@
 import { ReaderShare } from './reader-budget.js';
+import { countReaderCut } from '../../telemetry/server.js';
 
 /** Where an outbound stream writes: an SSE response, or (after an upgrade) a WebSocket. */
 export interface EventSink {
@@ -99,6 +100,7 @@ export class SocketSink implements EventSink {
   }
 
   cut(): void {
+    if (!this.#ended) countReaderCut('behind');
     this.close();
   }
 

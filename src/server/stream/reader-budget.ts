@@ -4,6 +4,7 @@
  * queued for them are also counted together, process-wide since memory is: two endpoints
  * in one process share the count, each checking it against its own bound.
  */
+import { observeBufferedBytes } from '../../telemetry/meter.js';
 
 /** Default bound on the bytes queued for all readers together (256 MiB). */
 export const DEFAULT_MAX_BUFFERED_BYTES_TOTAL = 256 * 1024 * 1024;
@@ -18,6 +19,7 @@ let total = 0;
 export function queuedForReaders(): number {
   return total;
 }
+observeBufferedBytes(queuedForReaders);
 
 /** One reader's share of the process's count. */
 export class ReaderShare {

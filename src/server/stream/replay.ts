@@ -9,6 +9,7 @@ import type { EventLog, LogEvent } from '../../store/types.js';
 import { byteLength } from '../../store/rules.js';
 import type { StreamHost } from './host.js';
 import type { EventSink } from './event-sink.js';
+import { countReplayed } from '../../telemetry/server.js';
 
 /** Payload bytes per replay page (and per write to a reader during a replay). */
 export const REPLAY_PAGE_BYTES = 64 * 1024;
@@ -50,6 +51,7 @@ export class ReplayPages {
     // Aim the next read at the byte bound, from the average event size just seen.
     const average = kept > 0 ? Math.max(1, bytes / kept) : 1;
     this.#count = Math.max(1, Math.min(this.#maxEvents, Math.floor(this.#maxBytes / average)));
+    countReplayed(kept, bytes);
     return kept === events.length ? events : events.slice(0, kept);
   }
 }

@@ -20,6 +20,7 @@ import { ContinuityError } from '../../protocol/errors.js';
 import { encodeSseComment, encodeSseLogEvent, encodeSseRetry } from '../../protocol/sse.js';
 import type { EventSink } from './event-sink.js';
 import { DEFAULT_MAX_BUFFERED_BYTES_TOTAL, DEFAULT_READER_STALL_MS, ReaderShare } from './reader-budget.js';
+import { countReaderCut, type CutReason } from '../../telemetry/server.js';
 
 const encoder = new TextEncoder();
 
@@ -210,7 +211,7 @@ export class SseSink implements EventSink {
    */
   takenOver(): void {
     if (this.queuedBytes === 0) this.close();
-    else this.cut();
+    else this.cut('taken-over');
   }
 
   /**
@@ -218,8 +219,9 @@ export class SseSink implements EventSink {
    * bytes are dropped now and the body errors, so the adapter destroys the connection.
    * Nothing is lost: everything written was logged first; the client resumes from its cursor.
    */
-  cut(): void {
+  cut(reason: CutReason = 'behind'): void {
     if (this.#ended) return;
+    countReaderCut(reason);
     this.#end();
     this.#release();
     if (this.#port) return this.#port.destroy();
