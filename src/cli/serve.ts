@@ -7,11 +7,13 @@ import { memoryStore } from '../store/memory/index.js';
 import { sqliteStore } from '../store/sqlite/index.js';
 import type { Store } from '../store/types.js';
 import { isRedisSpec, openRedisStore } from './store-spec.js';
-import { UsageError } from './usage.js';
+import { StartupError, UsageError } from './usage.js';
 import { allowHosts } from '../server/host-guard.js';
 import type { Endpoint } from '../server/endpoint.js';
 import { banner } from './banner.js';
 import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
+import { LOG_FORMATS, eventLog, type LogFormat } from './event-log.js';
+import { parseHostPort, startOpsServer, type OpsServer } from './ops-server.js';
 
 export { SERVE_USAGE } from './usage.js';
 
@@ -38,6 +40,9 @@ export async function serve(argv: string[]): Promise<void> {
       websocket: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       'allowed-hosts': { type: 'string', default: '' },
+      metrics: { type: 'string' },
+      'log-format': { type: 'string', default: 'text' },
+      'unready-ms': { type: 'string', default: '0' },
     },
     strict: true,
   });
@@ -45,6 +50,11 @@ export async function serve(argv: string[]): Promise<void> {
   if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
   const allowedHosts = values['allowed-hosts'].split(',').map((h) => h.trim()).filter((h) => h !== '');
   if (allowedHosts.some((h) => /[\s/@]/.test(h))) throw new UsageError(`--allowed-hosts takes host names or host:port, comma-separated; got ${JSON.stringify(values['allowed-hosts'])}`, 'serve');
+  const format = values['log-format'] as LogFormat;
+  if (!LOG_FORMATS.includes(format)) throw new UsageError(`--log-format takes ${LOG_FORMATS.join(' or ')}, got ${JSON.stringify(values['log-format'])}`, 'serve');
+  const metricsAt = values.metrics === undefined ? undefined : parseHostPort(values.metrics);
+  const unreadyMs = Number(values['unready-ms']);
+  if (!/^\d{1,7}$/.test(values['unready-ms'])) throw new UsageError(`--unready-ms must be an integer number of milliseconds, got ${JSON.stringify(values['unready-ms'])}`, 'serve');
   // Nothing is created (no database file) until the port is known to be free and the path usable.
   await ensurePortFree(Number(values.port), values.host);
   if (values.store.startsWith('sqlite:') && values.store !== 'sqlite:') checkSqlitePath(values.store.slice('sqlite:'.length));
@@ -52,16 +62,34 @@ export async function serve(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
   const redis = isRedisSpec(values.store) ? await openRedisStore(values.store) : undefined;
   const store = redis?.store ?? openStore(values.store);
+  const log = eventLog({ format, quiet: values.quiet });
   const endpoint = createEndpoint({
+    ...log.hooks,
     cluster: redis?.cluster,
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,
     upgrade: { websocket: values.websocket },
-    onError: (error) => {
-      if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
-    },
+    // Errors are printed even with --quiet: a store that fails must never go unseen.
+    onError: log.onError,
   });
+  log.setReplica(endpoint.replicaId);
+  // SIGTERM first takes the replica out of rotation (readiness fails), then closes it.
+  let leaving = false;
+  let ops: OpsServer | undefined;
+  if (metricsAt) {
+    ops = await startOpsServer(metricsAt, {
+      get draining() {
+        return leaving || endpoint.draining;
+      },
+      // Any read answers the question "does the store respond"; this ID names no session.
+      storeReachable: () => store.sessions.get('readyz-probe'),
+    }).catch(async (error: unknown) => {
+      await store.close();
+      const failed = listenError(error as NodeJS.ErrnoException, metricsAt.host, metricsAt.port);
+      throw new StartupError(`--metrics: ${failed.message.replace(/--port|--host/g, '--metrics')}`);
+    });
+  }
   // listen() sets the loopback guard once the port is known; this extends it with --allowed-hosts.
   const guarded: Endpoint = Object.create(endpoint, {
     defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => endpoint.defaultHostGuard(allowHosts(guard, allowedHosts)) },
@@ -70,12 +98,18 @@ export async function serve(argv: string[]): Promise<void> {
   try {
     listener = await listen(guarded, { port, host: values.host, path: values.path });
   } catch (error) {
+    await ops?.close();
     await store.close();
     throw listenError(error as NodeJS.ErrnoException, values.host, port);
   }
-  console.log(values.quiet ? listener.url.href : banner(listener.url.href, values.store));
+  if (format === 'json') log.log({ level: 'info', event: 'listening', url: listener.url.href, store: values.store, metrics: ops?.url.href }, true);
+  else console.log(values.quiet ? listener.url.href : banner(listener.url.href, values.store, endpoint.replicaId, ops?.url.href));
   const stop = async (): Promise<void> => {
+    if (leaving) return;
+    leaving = true;
+    if (unreadyMs > 0) await new Promise((resolve) => setTimeout(resolve, unreadyMs));
     await listener.close();
+    await ops?.close();
     await store.close();
     process.exit(0);
   };

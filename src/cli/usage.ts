@@ -41,6 +41,7 @@ Options:
 
 export const SERVE_USAGE = `Usage: mcp-continuity serve [--port N] [--host H] [--path P] [--store S]
                             [--allowed-hosts LIST] [--json] [--websocket] [--quiet]
+                            [--metrics [HOST:]PORT] [--log-format text|json] [--unready-ms N]
 
 Starts the example MCP server (tools, resources, prompts; the tool "emit" streams
 notifications) on a continuity-proving Streamable HTTP endpoint.
@@ -57,7 +58,13 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
                         what a proxy or port-forward in front of a loopback server sends
   --json                answer POSTs with JSON instead of SSE
   --websocket           offer the SSE→WebSocket upgrade to clients that ask for it
-  --quiet               print only the URL`;
+  --quiet               print only the URL (and errors)
+  --metrics [HOST:]PORT  serve /metrics (Prometheus), /healthz and /readyz on their own
+                        port (HOST defaults to 127.0.0.1; see docs/operations.md)
+  --log-format F        text (default) or json: one line per takeover, refusal,
+                        divergence, drain, rebuild and store fault, naming the replica
+  --unready-ms N        on SIGTERM, answer /readyz 503 for N ms before closing, so a
+                        load balancer stops sending new requests first (default 0)`;
 
 export const PROBE_USAGE = `Usage: mcp-continuity probe <url> [options]
 

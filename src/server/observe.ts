@@ -11,8 +11,8 @@ import type { ServerObserver } from '../telemetry/server.js';
 export function observeRefusal(observer: ServerObserver, request: Request, error: unknown, requestId: RequestId | null): void {
   const refused = error instanceof ContinuityError ? error : new ContinuityError('internal-error');
   const sessionId = request.headers.get(Header.SessionId);
-  observer.refusal(refused.code, refused.status, request, requestId, sessionId);
   const cursor = request.method === 'GET' ? request.headers.get(Header.LastEventId) : null;
+  observer.refusal(refused.code, refused.status, request, { sessionId, requestId, lastEventId: cursor });
   if (cursor !== null) observer.resume(sessionId ?? '', cursor, refused.code);
 }
 

@@ -23,6 +23,8 @@ export interface RefusalEvent {
   readonly sessionId: string | undefined;
   /** The JSON-RPC id of the request a POST carried, when it carried exactly one. */
   readonly requestId: string | number | undefined;
+  /** The cursor of a refused resume (then a {@link ResumeEvent} with the same code follows). */
+  readonly lastEventId: string | undefined;
   readonly replicaId: string;
 }
 
