@@ -154,3 +154,34 @@ test('metrics, spans and hooks count a cut and resume, a divergence, refusals, a
   assert.equal(typeof child.attributes['jsonrpc.request.id'], 'string');
   assert.ok(spans.some((s) => s.kind === SpanKind.SERVER && s.name === 'initialize'));
 });
+
+test('a replica taking back a session it let go is a rebuild, not a takeover; taking one from another replica is', { timeout: 60_000 }, async () => {
+  const shared = memoryStore();
+  const a = seen();
+  const b = seen();
+  const options = { store: shared, keepAliveMs: 0, limits: { passivateAfterMs: 100 } };
+  const e0 = await startFixture({ ...options, cluster: { enabled: true, leaseMs: 300, replicaId: 'e0' }, ...hooks(a) });
+  const e1 = await startFixture({ ...options, cluster: { enabled: true, leaseMs: 300, replicaId: 'e1' }, ...hooks(b) });
+  try {
+    const h = await initialize(e0.url);
+    const list = async (at: Fixture): Promise<void> => {
+      const r = await send(at.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
+      assert.equal(r.status, 200, r.text);
+    };
+    const passivated = (at: Fixture, s: Seen, n: number): Promise<unknown> =>
+      waitFor(() => at.endpoint.sessionCount === 0 && s.onPassivation.length === n, `passivation ${n} on ${at.endpoint.replicaId}`);
+    await passivated(e0, a, 1);
+    await list(e1); // e1 takes the session from e0 (which let it go)
+    await passivated(e1, b, 1);
+    await list(e1); // e1 takes back its own: the same token
+    await passivated(e1, b, 2);
+    await list(e0); // e0 takes it from e1
+    assert.deepEqual(b.onTakeover.map((e) => e.token), [2]);
+    assert.deepEqual(a.onTakeover.map((e) => e.token), [3]);
+    assert.equal(b.onRebuild.length, 2);
+    assert.equal(a.onRebuild.length, 1);
+  } finally {
+    await e0.close();
+    await e1.close();
+  }
+});
