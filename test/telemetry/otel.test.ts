@@ -185,3 +185,24 @@ test('a replica taking back a session it let go is a rebuild, not a takeover; ta
     await e1.close();
   }
 });
+
+test('a write with a stale fencing token is counted as a fenced write', { timeout: 60_000 }, async () => {
+  const shared = memoryStore();
+  // Long leases: this replica does not renew (and notice the loss) before it writes.
+  const e0 = await startFixture({ store: shared, keepAliveMs: 0, cluster: { enabled: true, leaseMs: 30_000, replicaId: 'e0' } });
+  try {
+    const h = await initialize(e0.url);
+    const before = (await otel.collect()).count(METRIC.fencedWrites);
+    // Another replica takes the session over behind e0's back (as after a pause past its lease).
+    const lease = await shared.ownership.current(h.sessionId);
+    assert.equal(lease?.owner, 'e0');
+    await shared.ownership.release(h.sessionId, 'e0', lease.token);
+    assert.equal((await shared.ownership.acquire(h.sessionId, 'elsewhere', 30_000)).owner, 'elsewhere');
+    // e0's next write for the session carries the old token: the store refuses it.
+    const r = await send(e0.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
+    assert.equal(r.status, 503, r.text);
+    assert.equal((await otel.collect()).count(METRIC.fencedWrites) - before, 1);
+  } finally {
+    await e0.close();
+  }
+});
