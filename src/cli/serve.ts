@@ -10,6 +10,7 @@ import { isRedisSpec, openRedisStore } from './store-spec.js';
 import { UsageError } from './usage.js';
 import { allowHosts } from '../server/host-guard.js';
 import type { Endpoint } from '../server/endpoint.js';
+import type { ModernHandler } from '../server/eras.js';
 import { banner } from './banner.js';
 import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
 
@@ -23,6 +24,18 @@ export function openStore(spec: string): Store {
   if (spec === 'memory') return memoryStore();
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteStore({ path: spec.slice('sqlite:'.length) });
   throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`);
+}
+
+/**
+ * The 2026-07-28 leg on the same URL, when the official SDK v2 (an optional peer) is
+ * installed; without it `serve` answers the 2025-era revisions only.
+ */
+async function modernLeg(onError: (error: Error) => void): Promise<ModernHandler | undefined> {
+  const example = await import('../example/modern/index.js').catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return undefined;
+  });
+  return example?.createExampleHandler({ onError });
 }
 
 /** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
@@ -52,15 +65,17 @@ export async function serve(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
   const redis = isRedisSpec(values.store) ? await openRedisStore(values.store) : undefined;
   const store = redis?.store ?? openStore(values.store);
+  const report = (error: Error): void => {
+    if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
+  };
   const endpoint = createEndpoint({
+    modern: await modernLeg(report),
     cluster: redis?.cluster,
     server: () => createExampleServer(),
     store,
     jsonResponse: values.json,
     upgrade: { websocket: values.websocket },
-    onError: (error) => {
-      if (!values.quiet) console.error(`[mcp-continuity] ${error.message}`);
-    },
+    onError: report,
   });
   // listen() sets the loopback guard once the port is known; this extends it with --allowed-hosts.
   const guarded: Endpoint = Object.create(endpoint, {

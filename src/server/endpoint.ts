@@ -23,6 +23,7 @@ import { requestFailureReporter } from './report.js';
 import { checkSubprotocol, type UpgradeDecision } from './upgrade/gate.js';
 import { runOverdue } from './stream/turns.js';
 import { admit } from './stream/admission.js';
+import { withModernLeg } from './eras.js';
 
 export type { UpgradeDecision } from './upgrade/gate.js';
 
@@ -167,7 +168,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
   };
 
-  return {
+  const endpoint: Endpoint = {
     get sessionCount() {
       return placement.size;
     },
@@ -213,4 +214,5 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       await placement.close();
     },
   };
+  return options.modern === undefined ? endpoint : withModernLeg(endpoint, options.modern, { limits, checkGuard, report: reportUnexpected });
 }
