@@ -9,23 +9,27 @@ import { runCell, type Cell } from './throughput.js';
 import { replay } from './client.js';
 
 const rounds = Number(process.argv[2] ?? 5);
-const cells: Cell[] = [
+const all: Cell[] = [
   { payload: 100, sessions: 32, burst: 20_000 },
   { payload: 100, sessions: 1000, burst: 20_000 },
 ];
+const cells = process.argv[3] === 'first' ? all.slice(0, 1) : all;
 const plain = await startServer('memory');
 const both = await startServer('memory', { modern: true });
+// A second plain server: the spread between two identical processes, for scale.
+const control = await startServer('memory');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const delta = (a: number, b: number): string => `${(((b - a) / a) * 100).toFixed(1)}%`;
 try {
   for (const cell of cells) {
-    const [a, b] = await runCell([plain, both], cell, rounds, () => {});
-    if (!a || !b) throw new Error('a cell without results');
+    const [a, b, c] = await runCell([plain, both, control], cell, rounds, () => {});
+    if (!a || !b || !c) throw new Error('a cell without results');
+    const ec = median(c.rounds.map((r) => r.eventsPerSec));
     const ea = median(a.rounds.map((r) => r.eventsPerSec));
     const eb = median(b.rounds.map((r) => r.eventsPerSec));
     const ca = median(a.rounds.map((r) => r.cpuUsPerEvent));
     const cb = median(b.rounds.map((r) => r.cpuUsPerEvent));
-    console.log(`cell ${cell.payload} B x ${cell.sessions} sessions, burst ${cell.burst}, ${rounds} rounds: events/s ${ea.toFixed(0)} -> ${eb.toFixed(0)} (${delta(ea, eb)}), CPU us/event ${ca.toFixed(2)} -> ${cb.toFixed(2)} (${delta(ca, cb)})`);
+    console.log(`cell ${cell.payload} B x ${cell.sessions} sessions, burst ${cell.burst}, ${rounds} rounds: events/s ${ea.toFixed(0)} -> ${eb.toFixed(0)} (${delta(ea, eb)}), CPU us/event ${ca.toFixed(2)} -> ${cb.toFixed(2)} (${delta(ca, cb)}); plain vs plain: events/s ${delta(ea, ec)}`);
   }
   const floor = { plain: [] as number[], both: [] as number[] };
   for (let i = 0; i < 200 * rounds; i++) {
@@ -39,4 +43,5 @@ try {
 } finally {
   await plain.close();
   await both.close();
+  await control.close();
 }

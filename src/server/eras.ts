@@ -1,8 +1,10 @@
 /**
  * Both protocol eras on one URL. The 2026-07-28 revision has no sessions and no
- * resumption; the official SDK v2 serves it with `createMcpHandler`. A request the SDK's
- * own `isLegacyRequest` classifies as 2025-era goes to our sessions; every other one goes
- * to the modern handler, which owns the modern answers (its validation errors included).
+ * resumption; the official SDK v2 serves it with `createMcpHandler`. A request naming a
+ * session at a 2025-era revision (or none) is that session's: modern clients hold no
+ * sessions. Every other request is routed by the SDK's own `isLegacyRequest`: 2025-era
+ * ones to our sessions, the rest to the modern handler, which owns the modern answers
+ * (its validation errors included).
  *
  * Each POST body is read once, here, within `limits.maxBodyBytes` and the process-wide
  * body budget, after the Content-Type check the SDK asks hand-wired routers for. The SDK
@@ -10,7 +12,7 @@
  * whichever leg serves it. Both legs pass the endpoint's Host/Origin guard first.
  */
 import { ContinuityError } from '../protocol/errors.js';
-import { Header } from '../protocol/headers.js';
+import { Header, isSupportedProtocolVersion } from '../protocol/headers.js';
 import type { Endpoint } from './endpoint.js';
 import type { HandleContext } from './session/context.js';
 import { setPreReadBody, type PreRead } from './post-body.js';
@@ -66,6 +68,11 @@ export function withModernLeg(legacy: Endpoint, modern: ModernHandler, shared: E
   let closing: Promise<void> | undefined;
 
   async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
+    // Header check first: a request naming a session (every 2025-era request after
+    // initialize) at a 2025-era revision, or at none, belongs to that session. Only
+    // session-less requests pay for the SDK's classification (tens of µs each).
+    const version = request.headers.get(Header.ProtocolVersion);
+    if (request.headers.has(Header.SessionId) && (version === null || isSupportedProtocolVersion(version))) return legacy.handle(request, context);
     let parsed: PreRead | undefined;
     try {
       shared.checkGuard(request);

@@ -74,6 +74,13 @@ describe('one endpoint, both eras', () => {
     assert.match(text, /test_input_required_result_elicitation/);
   });
 
+  test('a session id with a modern protocol version is still the modern leg\'s to answer', async () => {
+    const response = await modernCall(f.url, listTools(5), { 'mcp-session-id': 'not-a-session-of-ours-at-all' });
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    assert.match(text, /"resultType":"complete"/);
+  });
+
   test('the Host/Origin guard holds on the modern leg', async () => {
     const response = await modernCall(f.url, listTools(2), { origin: 'http://evil.example.com' });
     assert.equal(response.status, 403);
