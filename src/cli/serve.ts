@@ -7,9 +7,11 @@ import { memoryStore } from '../store/memory/index.js';
 import { sqliteStore } from '../store/sqlite/index.js';
 import type { Store } from '../store/types.js';
 import { isRedisSpec, openRedisStore } from './store-spec.js';
+import { redisServerEventBus } from '../store/redis/event-bus.js';
 import { StartupError, UsageError } from './usage.js';
 import { allowHosts } from '../server/host-guard.js';
 import type { Endpoint } from '../server/endpoint.js';
+import type { ModernHandler } from '../server/eras.js';
 import { banner } from './banner.js';
 import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
 import { LOG_FORMATS, eventLog, type LogFormat } from './event-log.js';
@@ -25,6 +27,27 @@ export function openStore(spec: string): Store {
   if (spec === 'memory') return memoryStore();
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteStore({ path: spec.slice('sqlite:'.length) });
   throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`);
+}
+
+/** The environment variable holding the key that seals the modern leg's `requestState` (≥ 32 bytes). */
+export const REQUEST_STATE_KEY_ENV = 'MCP_CONTINUITY_REQUEST_STATE_KEY';
+
+/**
+ * The 2026-07-28 leg on the same URL, when the official SDK v2 (an optional peer) is
+ * installed; without it `serve` answers the 2025-era revisions only.
+ */
+async function modernLeg(store: Store, onError: (error: Error) => void): Promise<ModernHandler | undefined> {
+  const example = await import('../example/modern/index.js').catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return undefined;
+  });
+  if (!example) return undefined;
+  // Replicas on one Redis share change events, and must share the key sealing requestState
+  // (a later round may reach another replica); a single process makes its own.
+  const bus = store.name === 'redis' ? await redisServerEventBus(store, { onError }) : undefined;
+  const key = process.env[REQUEST_STATE_KEY_ENV];
+  if (key !== undefined && Buffer.byteLength(key) < 32) throw new UsageError(`${REQUEST_STATE_KEY_ENV} must be at least 32 bytes`, 'serve');
+  return example.createExampleHandler({ onError, bus, requestStateKey: key });
 }
 
 /** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
@@ -65,6 +88,7 @@ export async function serve(argv: string[]): Promise<void> {
   const log = eventLog({ format, quiet: values.quiet });
   const endpoint = createEndpoint({
     ...log.hooks,
+    modern: await modernLeg(store, log.onError),
     cluster: redis?.cluster,
     server: () => createExampleServer(),
     store,

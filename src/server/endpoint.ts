@@ -25,6 +25,7 @@ import { runOverdue } from './stream/turns.js';
 import { admit } from './stream/admission.js';
 import { ServerObserver } from '../telemetry/server.js';
 import { observeRefusal, observeStream } from './observe.js';
+import { withModernLeg } from './eras.js';
 
 export type { UpgradeDecision } from './upgrade/gate.js';
 
@@ -179,7 +180,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
   };
 
-  return {
+  const endpoint: Endpoint = {
     get sessionCount() {
       return placement.size;
     },
@@ -234,4 +235,5 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
       observer.drain('completed', held, now() - started);
     },
   };
+  return options.modern === undefined ? endpoint : withModernLeg(endpoint, options.modern, { limits, checkGuard, report: reportUnexpected });
 }

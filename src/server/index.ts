@@ -2,6 +2,7 @@
 export { createEndpoint, type Endpoint } from './endpoint.js';
 export type { EndpointOptions, EndpointLimits, HandleContext, SessionContext, SdkServerLike } from './options.js';
 export { DEFAULT_LIMITS } from './options.js';
+export type { ModernHandler, ModernRequestOptions } from './eras.js';
 export { loopbackGuard, isLoopbackHost, type HostGuardOptions } from './host-guard.js';
 export { ContinuityError, isContinuityError, ERRORS, type ErrorCode } from '../protocol/errors.js';
 export type {

@@ -6,6 +6,7 @@ import type { HandleContext, SdkServerLike, ServerFactory, SessionContext } from
 import type { EndpointLimits } from './stream/limits.js';
 import type { UpgradeOptions } from './upgrade/options.js';
 import type { EndpointHooks } from '../telemetry/events.js';
+import type { ModernHandler } from './eras.js';
 
 export type { ClusterOptions, EndpointLimits, HandleContext, SdkServerLike, ServerFactory, SessionContext, UpgradeOptions };
 export { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './stream/limits.js';
@@ -44,5 +45,11 @@ export interface EndpointOptions extends EndpointHooks {
    * object in a process (memory, SQLite), which is how the protocol is tested in-process.
    */
   cluster?: ClusterOptions | undefined;
+  /**
+   * The 2026-07-28 leg on the same URL: `createMcpHandler(factory, { legacy: 'reject' })`
+   * of the official SDK v2. Requests its `isLegacyRequest` classifies as 2025-era get our
+   * sessions; all others go to this handler (docs/design.md, "Two protocol eras").
+   */
+  modern?: ModernHandler | undefined;
 }
 

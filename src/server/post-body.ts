@@ -11,6 +11,20 @@ export interface PostBody {
   readonly initialize: JsonRpcRequest | undefined;
 }
 
+/**
+ * Bodies read before the endpoint saw their request (the era router reads a POST once to
+ * classify it): `readPost` takes the text from here instead of the consumed stream.
+ */
+const preRead = new WeakMap<Request, PreRead>();
+
+/** A POST body read (within the limits) before the endpoint saw it: its JSON value, or `invalid`. */
+export type PreRead = { readonly json: unknown } | 'invalid';
+
+/** Hands a body already read from `request` to the endpoint's `readPost`. */
+export function setPreReadBody(request: Request, body: PreRead): void {
+  preRead.set(request, body);
+}
+
 /** Reads and validates a POST; every failure is a typed refusal. */
 export async function readPost(request: Request, limits: { maxBodyBytes: number; maxBodyBytesTotal: number }, jsonResponse: boolean): Promise<PostBody> {
   const accept = request.headers.get(Header.Accept);
@@ -19,12 +33,17 @@ export async function readPost(request: Request, limits: { maxBodyBytes: number;
   }
   const type = request.headers.get(Header.ContentType);
   if (!type || type.split(';')[0]?.trim().toLowerCase() !== 'application/json') throw new ContinuityError('unsupported-media-type');
-  const text = await readBody(request, limits.maxBodyBytes, limits.maxBodyBytesTotal);
+  const pre = preRead.get(request);
+  if (pre === 'invalid') throw new ContinuityError('parse-error');
   let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ContinuityError('parse-error');
+  if (pre !== undefined) body = pre.json;
+  else {
+    const text = await readBody(request, limits.maxBodyBytes, limits.maxBodyBytesTotal);
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ContinuityError('parse-error');
+    }
   }
   const batch = Array.isArray(body);
   const messages = (batch ? body : [body]) as JsonRpcMessage[];

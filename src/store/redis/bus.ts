@@ -61,6 +61,17 @@ export class RedisBus implements ClusterBus {
     return this.#subscribe(this.#keys.inbox(owner), listener);
   }
 
+  /** Publishes on the store's channel named `name` (the modern leg's change events). */
+  async publishChange(name: string, message: string): Promise<void> {
+    const channel = this.#keys.changes(name);
+    await this.#link.command(channel, ['SPUBLISH', channel, message]);
+  }
+
+  /** Listens on the store's channel named `name`. */
+  async subscribeChanges(name: string, listener: (message: string) => void): Promise<Unsubscribe> {
+    return this.#subscribe(this.#keys.changes(name), listener);
+  }
+
   async #subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {
     // One wrapper per subscription: node-redis keys listeners by identity.
     const entry: Listener = (message) => safely(listener, message);

@@ -12,6 +12,7 @@ import { resolveRetention } from '../rules.js';
 import type { RetentionOptions, Store } from '../types.js';
 
 export type { RedisClientLike, RedisTarget } from './link.js';
+export { redisServerEventBus, MAX_CHANGE_EVENT_BYTES, type ChangeEvent, type RedisServerEventBus, type RedisServerEventBusOptions } from './event-bus.js';
 
 /** Options of {@link redisStore}: where Redis is ({@link RedisTarget}), plus these. */
 export interface RedisStoreCommonOptions {

@@ -33,6 +33,10 @@ export class Keys {
   inbox(owner: string): string {
     return `${this.prefix}{${owner}}:inbox`;
   }
+  /** Channel of the modern leg's change events (`ServerEventBus`) named `name`. */
+  changes(name: string): string {
+    return `${this.prefix}{changes:${name}}:events`;
+  }
   /** The index of sessions by last activity: the one key outside a session's slot. */
   idle(): string {
     return `${this.prefix}idle`;

@@ -1,0 +1,182 @@
+/**
+ * The example server for the 2026-07-28 leg, on the official SDK v2: the tools, resources
+ * and prompts of the 2025-era example that the modern conformance scenarios call, plus
+ * the multi-round-trip ones (`input-required.ts`) and the diagnostic hooks of
+ * `server-stateless`. `createExampleHandler` serves it with `createMcpHandler`, strict
+ * (`legacy: 'reject'`): 2025-era traffic is the continuity endpoint's.
+ *
+ * @module
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
+import {
+  InMemoryServerEventBus, McpServer, ResourceTemplate, completable, createMcpHandler, createRequestStateCodec, inputRequired, inputResponse,
+  type McpHttpHandler, type ServerEventBus,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { PIXEL_PNG_BASE64, PNG_MIME_TYPE, SHORT_WAV_BASE64, WAV_MIME_TYPE } from '../media.js';
+import { registerInputRequired, type FlowState } from './input-required.js';
+
+/** Options of {@link createExampleHandler}. */
+export interface ModernExampleOptions {
+  /**
+   * Where `subscriptions/listen` streams hear of changes. Replicas share one (e.g. the
+   * Redis store's `serverEventBus()`); default: this process only.
+   */
+  bus?: ServerEventBus | undefined;
+  /**
+   * HMAC key sealing `requestState` (≥ 32 bytes). Every replica that may receive a
+   * later round must hold the same key; default: a random key of this process.
+   */
+  requestStateKey?: Uint8Array | string | undefined;
+  /** Out-of-band errors of the SDK handler. */
+  onError?: ((error: Error) => void) | undefined;
+}
+
+const STEP_DELAY_MS = 50;
+const ARG1_SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testValue1', 'testValue2'];
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+/** The modern leg of `serve`: `createMcpHandler` over a fresh example server per request. */
+export function createExampleHandler(options: ModernExampleOptions = {}): McpHttpHandler {
+  const bus = options.bus ?? new InMemoryServerEventBus(options.onError);
+  const codec = createRequestStateCodec<FlowState>({ key: options.requestStateKey ?? randomBytes(32) });
+  return createMcpHandler(() => createModernExampleServer(bus, codec), {
+    legacy: 'reject',
+    bus,
+    ...(options.onError ? { onerror: options.onError } : {}),
+  });
+}
+
+/** A fresh modern example server (one per request under `createMcpHandler`). */
+export function createModernExampleServer(bus: ServerEventBus, codec: ReturnType<typeof createRequestStateCodec<FlowState>>): McpServer {
+  const server = new McpServer(
+    { name: 'mcp-continuity-example', version: '1.0.0' },
+    { capabilities: { logging: {} }, requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
+  );
+  registerContent(server);
+  registerDiagnostics(server, bus);
+  registerResources(server);
+  registerPrompts(server);
+  registerInputRequired(server, codec);
+  return server;
+}
+
+function registerContent(server: McpServer): void {
+  server.registerTool('test_simple_text', { description: 'Returns a single text content block.' }, () => text('This is a simple text response for testing.'));
+  server.registerTool('test_image_content', { description: 'Returns a 1×1 PNG.' }, () => ({
+    content: [{ type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE }],
+  }));
+  server.registerTool('test_audio_content', { description: 'Returns a short WAV.' }, () => ({
+    content: [{ type: 'audio', data: SHORT_WAV_BASE64, mimeType: WAV_MIME_TYPE }],
+  }));
+  server.registerTool('test_embedded_resource', { description: 'Returns an embedded text resource.' }, () => ({
+    content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+  }));
+  server.registerTool('test_multiple_content_types', { description: 'Returns text, image and an embedded resource.' }, () => ({
+    content: [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
+      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+    ],
+  }));
+  server.registerTool('test_error_handling', { description: 'Always fails, as a tool result with isError.' }, () => ({
+    isError: true,
+    content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
+  }));
+}
+
+function registerDiagnostics(server: McpServer, bus: ServerEventBus): void {
+  server.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50 and 100 of 100, ~50 ms apart.' }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    for (const [index, progress] of [0, 50, 100].entries()) {
+      if (index > 0) await sleep(STEP_DELAY_MS, undefined, { signal: ctx.mcpReq.signal });
+      if (progressToken !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
+    }
+    return text('Tool with progress executed successfully');
+  });
+  const logging = async (ctx: Parameters<Parameters<McpServer['registerTool']>[2]>[1]) => {
+    for (const [index, message] of ['Tool execution started', 'Tool processing data', 'Tool execution completed'].entries()) {
+      if (index > 0) await sleep(STEP_DELAY_MS, undefined, { signal: ctx.mcpReq.signal });
+      await ctx.mcpReq.log('info', message, 'example');
+    }
+    return text('Tool with logging executed successfully');
+  };
+  server.registerTool('test_tool_with_logging', { description: 'Logs three info messages (at the requested log level).' }, (ctx) => logging(ctx));
+  server.registerTool('test_logging_tool', { description: 'Logs three info messages (at the requested log level).' }, (ctx) => logging(ctx));
+  server.registerTool('test_trigger_tool_change', { description: 'Announces a tools/list change to every listening client.' }, () => {
+    bus.publish({ kind: 'tools_list_changed' });
+    return text('tools/list_changed published');
+  });
+  server.registerTool('test_trigger_prompt_change', { description: 'Announces a prompts/list change to every listening client.' }, () => {
+    bus.publish({ kind: 'prompts_list_changed' });
+    return text('prompts/list_changed published');
+  });
+  // An input request the client did not declare the capability for is refused by the SDK
+  // with MissingRequiredClientCapabilityError (-32021): a thrown tool error would be a result.
+  server.registerTool('test_missing_capability', { description: 'Needs the client to declare sampling.' }, (ctx) => {
+    if (inputResponse(ctx.mcpReq.inputResponses, 'probe').kind === 'sampling') return text('the client can sample');
+    return inputRequired({
+      inputRequests: { probe: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ping' } }], maxTokens: 5 }) },
+    });
+  });
+  server.registerTool('test_streaming_elicitation', { description: 'Asks for a name in its result (never as a request on the stream).' }, (ctx) => {
+    const view = inputResponse(ctx.mcpReq.inputResponses, 'user_name');
+    if (view.kind !== 'elicit') {
+      return inputRequired({
+        inputRequests: { user_name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: z.object({ name: z.string() }) }) },
+      });
+    }
+    return text(`elicitation ${view.action}`);
+  });
+}
+
+function registerResources(server: McpServer): void {
+  server.registerResource('static-text', 'test://static-text', { description: 'A fixed plain-text resource.', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+  }));
+  server.registerResource('static-binary', 'test://static-binary', { description: 'A 1×1 PNG.', mimeType: PNG_MIME_TYPE }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: PNG_MIME_TYPE, blob: PIXEL_PNG_BASE64 }],
+  }));
+  server.registerResource(
+    'template-data',
+    new ResourceTemplate('test://template/{id}/data', { list: undefined }),
+    { description: 'JSON data for any {id}.', mimeType: 'application/json' },
+    (uri, variables) => {
+      const raw = variables['id'];
+      const id = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+    },
+  );
+}
+
+function registerPrompts(server: McpServer): void {
+  server.registerPrompt('test_simple_prompt', { description: 'A prompt without arguments.' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+  }));
+  const suggest = (prefix: string) => ARG1_SUGGESTIONS.filter((v) => v.toLowerCase().startsWith(prefix.toLowerCase()));
+  server.registerPrompt(
+    'test_prompt_with_arguments',
+    {
+      description: 'Substitutes two arguments; arg1 supports completion.',
+      argsSchema: z.object({ arg1: completable(z.string().describe('First test argument'), suggest), arg2: z.string().describe('Second test argument') }),
+    },
+    ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }),
+  );
+  server.registerPrompt(
+    'test_prompt_with_embedded_resource',
+    { description: 'Embeds a text resource under the given URI.', argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }) },
+    ({ resourceUri }) => ({
+      messages: [
+        { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+      ],
+    }),
+  );
+  server.registerPrompt('test_prompt_with_image', { description: 'A prompt that carries an image.' }, () => ({
+    messages: [
+      { role: 'user', content: { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE } },
+      { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+    ],
+  }));
+}
