@@ -12,7 +12,7 @@ import { reconnectDelay, type ResolvedReconnect } from './backoff.js';
 import { toDivergenceError } from './errors.js';
 import { namesSession, refusalReason } from './refusal.js';
 import { readSse } from './sse-reader.js';
-import type { ClientObserver } from '../telemetry/client.js';
+import type { ClientObserver } from '#client-telemetry';
 import {
   createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
 } from './verifier.js';

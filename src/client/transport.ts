@@ -27,7 +27,7 @@ import { corsRefusal } from './cors.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
-import { ClientObserver } from '../telemetry/client.js';
+import { ClientObserver } from '#client-telemetry';
 
 /**
  * @example
