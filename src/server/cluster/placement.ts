@@ -109,8 +109,9 @@ export class Placement {
   async run<T>(id: string, principal: string | undefined, work: (session: PlacedSession) => Promise<T>): Promise<T> {
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
-      const session = await this.find(id);
-      // A session bound to a principal is invisible to anyone else: same answer as unknown.
+      // A session bound to a principal is invisible to anyone else: same answer as unknown,
+      // decided from the stored record before it is admitted, rebuilt or taken over here.
+      const session = await this.find(id, (record) => record.principal === principal);
       if (!session || session.terminated || session.record.principal !== principal) throw new ContinuityError('session-not-found');
       try {
         return await work(session);
@@ -138,14 +139,22 @@ export class Placement {
     }
   }
 
-  /** The session `id`: from this process, rebuilt from the store, or owned elsewhere; undefined if unknown. */
-  async find(id: string): Promise<PlacedSession | undefined> {
+  /**
+   * The session `id`: from this process, rebuilt from the store, or owned elsewhere;
+   * undefined if unknown. `visible` judges the stored record first (say, its principal):
+   * a session it hides is unknown, decided before anything is admitted, rebuilt or taken
+   * over, so the answer is the same as for an id that never existed.
+   */
+  async find(id: string, visible: (record: SessionRecord) => boolean = () => true): Promise<PlacedSession | undefined> {
     const local = this.#sessions.get(id);
-    if (local) return this.#local(local);
+    if (local) return visible(local.record) ? this.#local(local) : undefined;
     if (!plausibleSessionId(id)) return undefined;
     const { cluster, store } = this.#options;
-    if (cluster) return this.#locate(id, cluster);
-    return store.durable ? this.#local(await this.#rehydrate(id, undefined)) : undefined;
+    if (!cluster && !store.durable) return undefined;
+    const record = await store.sessions.get(id);
+    if (!record || !visible(record)) return undefined;
+    if (cluster) return this.#locate(record, cluster);
+    return this.#local(await this.#rehydrate(id, undefined));
   }
 
   #local(session: Session): LocalSession;
@@ -198,11 +207,10 @@ export class Placement {
   }
 
   /** A session this process does not hold, in a cluster: take it if it is free, else point at its owner. */
-  async #locate(id: string, cluster: Cluster): Promise<PlacedSession | undefined> {
+  async #locate(record: SessionRecord, cluster: Cluster): Promise<PlacedSession | undefined> {
     const { store, limits, keepAliveMs, onError } = this.#options;
+    const { id } = record;
     await cluster.ready();
-    const record = await store.sessions.get(id);
-    if (!record) return undefined;
     const lease = await cluster.claim(id);
     if (lease.owner === cluster.replicaId) return this.#local(await this.#rehydrate(id, lease.token));
     return new RemoteSession(record, lease.owner, {
