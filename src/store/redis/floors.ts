@@ -11,12 +11,28 @@
  */
 export class WriteFloors {
   readonly #floors = new Map<string, { token: number; floor: number }>();
+  readonly #max: number;
 
-  /** This process took (or extended) the lease of `session`; `written` is the counter Redis holds. */
+  /** `max`: sessions remembered at most (the least recently acquired are forgotten first). */
+  constructor(max = 100_000) {
+    this.#max = max;
+  }
+
+  /**
+   * This process took (or extended) the lease of `session`; `written` is the counter Redis
+   * holds. Taken back under the same token (the process let it go, say while Redis was
+   * unreachable), the floor it knew still holds, so a store that lost writes meanwhile is
+   * noticed on the next write or renewal.
+   */
   acquired(session: string, token: number, written: number): void {
     const known = this.#floors.get(session);
     const floor = known !== undefined && known.token === token ? Math.max(known.floor, written) : written;
+    this.#floors.delete(session);
     this.#floors.set(session, { token, floor });
+    if (this.#floors.size > this.#max) {
+      const oldest = this.#floors.keys().next();
+      if (!oldest.done) this.#floors.delete(oldest.value);
+    }
   }
 
   /** The fence argument of a write: `token:floor` when the floor under this token is known. */
@@ -39,7 +55,7 @@ export class WriteFloors {
     if (known !== undefined && known.token === fence) known.floor++;
   }
 
-  /** This process no longer owns `session` (released, lost, deleted). */
+  /** `session` is gone, or another owner took it: nothing to remember. */
   forget(session: string): void {
     this.#floors.delete(session);
   }

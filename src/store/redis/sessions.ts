@@ -131,7 +131,8 @@ export class RedisOwnership implements Ownership {
   }
 
   async release(session: string, owner: string, token: number): Promise<void> {
-    this.#floors.forget(session);
+    // The floor stays: if this process takes the session back under the same token, a
+    // store that lost writes meanwhile is still noticed.
     await this.#link.script(RELEASE, [this.#keys.lease(session)], [owner, String(token)]);
   }
 
