@@ -112,10 +112,19 @@ async function callThrough(client: Client, count: number): Promise<void> {
 }
 
 async function connectClient(url: URL): Promise<{ client: Client; transport: ContinuityClientTransport }> {
-  const transport = new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 10, maxDelayMs: 100 } });
-  const client = new Client({ name: 'failover', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, transport };
+  // A loaded machine can keep a replica from acknowledging within waitTimeoutMs: then the
+  // initialize's stream ends before its answer, and a second try is what a client does.
+  for (let attempt = 1; ; attempt++) {
+    const transport = new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 10, maxDelayMs: 100 } });
+    const client = new Client({ name: 'failover', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      return { client, transport };
+    } catch (error) {
+      await client.close().catch(() => {});
+      if (attempt >= 3) throw error;
+    }
+  }
 }
 
 type Outcome = 'silent' | 'noticed';
@@ -142,11 +151,9 @@ describe('Redis failover that loses acknowledged writes', () => {
       await failover(r);
       try {
         await callThrough(client, 2);
-      } catch (error) {
-        if (process.env.FAILOVER_DEBUG) console.log('after: next call failed', error);
+      } catch {
         return 'noticed';
       }
-      if (process.env.FAILOVER_DEBUG) console.log('after: next call ok', transport.sessionId === session, r.replicas.map((f) => f.errors.map((e) => e.message)));
       return transport.sessionId === session ? 'silent' : 'noticed';
     } finally {
       await client.close().catch(() => {});
@@ -157,7 +164,7 @@ describe('Redis failover that loses acknowledged writes', () => {
   /** One run mid-call; with `waitReplicas`, also checks that no event the client got was lost. */
   async function midCall(seed: number, durable: boolean): Promise<{ outcome: Outcome; lost: number }> {
     const random = prng(seed);
-    const r = await rig(durable ? { waitReplicas: 1, waitTimeoutMs: 200 } : {});
+    const r = await rig(durable ? { waitReplicas: 1, waitTimeoutMs: 500 } : {});
     rigs.push(r);
     const { client, transport } = await connectClient((r.replicas[Math.floor(random() * 2)] as Fixture).url);
     let progress = 0;
@@ -191,9 +198,8 @@ describe('Redis failover that loses acknowledged writes', () => {
         }, 'the call to stop making progress once no replica acknowledges');
       }
       const delivered = progress;
-      await failover(r);
-      const fate = await call;
-      // What the promoted replica holds of the call: progress notifications in its log.
+      // What the replica about to be promoted holds of the call (nothing writes to it until
+      // the failover): progress notifications in its log.
       const direct = await redisStore({ url: r.replica.url });
       let logged = 0;
       try {
@@ -203,6 +209,8 @@ describe('Redis failover that loses acknowledged writes', () => {
       } finally {
         await direct.close();
       }
+      await failover(r);
+      const fate = await call;
       const outcome: Outcome = fate === 'completed' && transport.sessionId === session ? 'silent' : 'noticed';
       return { outcome, lost: Math.max(0, delivered - logged) };
     } finally {
@@ -219,7 +227,13 @@ describe('Redis failover that loses acknowledged writes', () => {
 
   it(`mid-call: 0 silent divergences in ${RUNS} seeded runs`, { timeout: 300_000 }, async () => {
     const silent: number[] = [];
-    for (let seed = 101; seed < 101 + RUNS; seed++) if ((await midCall(seed, false)).outcome === 'silent') silent.push(seed);
+    for (let seed = 101; seed < 101 + RUNS; seed++) {
+      const run = await midCall(seed, false);
+      if (run.outcome === 'silent') silent.push(seed);
+      // Without waitReplicas the failover does take back events the client had: the case
+      // the durability option is measured against.
+      assert.ok(run.lost > 0, `seed ${seed}: the failover lost events the client had`);
+    }
     assert.deepEqual(silent, [], 'seeds that continued silently');
   });
 

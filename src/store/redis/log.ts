@@ -47,11 +47,15 @@ export class RedisEventLog implements EventLog {
     ];
     for (const e of events) args.push(String(e.seq), e.chain, String(e.at), e.payload);
     const last = await link.script(APPEND, [keys.head(session, stream), keys.events(session, stream), keys.lease(session)], args);
-    floors.acked(session, fence);
-    if (!replicate || events.length === 0) return;
+    if (!replicate || events.length === 0) {
+      floors.acked(session, fence);
+      return;
+    }
     // The append resolves, and tails hear of it, only once the replicas hold it: no reader
-    // is woken for an event a failover could still take back.
+    // is woken for an event a failover could still take back. Only then does it count as
+    // acknowledged: a promoted replica without it has lost nothing a client saw.
     await replicate(session);
+    floors.acked(session, fence);
     const tail = keys.tail(session);
     await link.command(tail, ['SPUBLISH', tail, `${String(last)} 0 ${stream}`]);
   }
