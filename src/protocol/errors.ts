@@ -88,11 +88,8 @@ export const ERRORS = {
   'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
   'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
   'store-fenced': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Write refused: another replica owns this session now (stale fencing token)', retryable: true },
-<<<<<<< HEAD
   'owner-unavailable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The replica owning this session does not answer and its lease has not lapsed yet; retry shortly', retryable: true },
-=======
   'store-regressed': { status: 404, rpc: JsonRpcCode.SessionNotFound, message: 'Session ended: the store went back in time (a failover or restore lost writes it had acknowledged); initialize a new session', retryable: false },
->>>>>>> 8e115ed (Redis store: a per-session write counter (w, in the lease hash) rises with every fenced write in the write's own script; the owner's store remembers how many writes Redis acknowledged and each write and lease renewal checks it, so a store that went back in time (a failover that lost acknowledged writes) wipes the session and answers store-regressed (404, clients re-initialize) instead of continuing silently; waitReplicas/waitTimeoutMs make an append resolve, and tails hear of it, only once N replicas acknowledged it (WAIT))
   'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
   'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },

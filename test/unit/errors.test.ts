@@ -58,11 +58,8 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'endpoint-closed': [503, -32000, true],
   'internal-error': [500, -32603, false],
   'store-fenced': [503, -32000, true],
-<<<<<<< HEAD
   'owner-unavailable': [503, -32000, true],
-=======
   'store-regressed': [404, -32001, false],
->>>>>>> 8e115ed (Redis store: a per-session write counter (w, in the lease hash) rises with every fenced write in the write's own script; the owner's store remembers how many writes Redis acknowledged and each write and lease renewal checks it, so a store that went back in time (a failover that lost acknowledged writes) wipes the session and answers store-regressed (404, clients re-initialize) instead of continuing silently; waitReplicas/waitTimeoutMs make an append resolve, and tails hear of it, only once N replicas acknowledged it (WAIT))
   'store-locked': [500, -32603, false],
   'request-malformed': [400, -32000, false],
   'stream-complete': [500, -32603, false],
