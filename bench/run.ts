@@ -167,6 +167,23 @@ if (want('cluster')) {
   }
 }
 
+if (want('durability')) {
+  // The Redis durability option (waitReplicas, WAIT): its own primary and replica, in its own process.
+  log(`## durability (Redis waitReplicas)  [${elapsed()}]`);
+  const args = ['--import', 'tsx', fileURLToPath(new URL('./durability.ts', import.meta.url)), ...(quick ? ['--events', '5000', '--runs', '1', '--latency', '500'] : [])];
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 300_000 });
+  const table = (run.stdout ?? '').trim();
+  if (run.status === 0 && table) {
+    log(table.split('\n').map((l) => `  ${l}`).join('\n'));
+    const [title = '', head = '', ...rows] = table.split('\n');
+    results.extra.push({ title: 'Redis durability option', markdown: [head, '|---|---|---|---|', ...rows, '', title].join('\n') });
+  } else {
+    const why = `durability section failed (exit ${run.status}): ${(run.stderr ?? '').trim().split('\n').slice(-3).join(' ')}`;
+    log(`  ${why}`);
+    results.failures.push(why);
+  }
+}
+
 results.durationS = (Date.now() - started) / 1000;
 results.targets = checkTargets(results);
 log('');

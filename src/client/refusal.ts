@@ -38,6 +38,7 @@ export function namesSession(status: number, text: string): boolean {
 
 /** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
 export function sessionGone(error: ContinuityError): boolean {
-  if (error.code === 'session-not-found') return true;
+  // store-regressed: the server ended the session because its store lost writes.
+  if (error.code === 'session-not-found' || error.code === 'store-regressed') return true;
   return error.code === 'session-invalid' && error.detail?.status === 404;
 }

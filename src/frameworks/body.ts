@@ -23,10 +23,13 @@ export interface AuthInfoLike {
  * The default principal of a request authenticated the SDK's way: the token's client ID,
  * refined by `extra.sub` when the token verifier reports a subject (one client may act
  * for many users, and a session must not pass between them).
+ *
+ * Always a JSON array (`["app"]`, `["app","alice"]`): one client ID alone is never spelled
+ * like a pair, so a client ID that is itself the text `["app","alice"]` becomes
+ * `["[\"app\",\"alice\"]"]` and cannot reach the session of client `app` and subject `alice`.
  */
 export function principalOfAuth(auth: AuthInfoLike | undefined): string | undefined {
   if (!auth || typeof auth.clientId !== 'string') return undefined;
   const sub = auth.extra?.sub;
-  // As JSON, so no client ID and subject can join into another pair's principal.
-  return typeof sub === 'string' ? JSON.stringify([auth.clientId, sub]) : auth.clientId;
+  return JSON.stringify(typeof sub === 'string' ? [auth.clientId, sub] : [auth.clientId]);
 }

@@ -221,3 +221,18 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   }
   return { ports, rootNodes: ports.map((p) => ({ url: `redis://127.0.0.1:${p}` })), stop };
 }
+
+/** Removes every key under `prefix` on the shared server (which is never flushed). */
+export async function dropPrefix(prefix: string, url = SHARED_REDIS_URL): Promise<void> {
+  const { createClient } = await import('@redis/client');
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.unlink(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}

@@ -10,6 +10,7 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { ClusterBus, Lease, Ownership, Store, Unsubscribe } from '../../store/types.js';
 import type { ClusterOptions } from './options.js';
 import type { Accepted } from '../session/post.js';
+import { decodeEnvelope, encodeEnvelope, type Envelope } from './wire.js';
 
 /** Default lease, ms. Short enough that a dead owner's clients wait little, long enough to renew three times. */
 export const DEFAULT_LEASE_MS = 3000;
@@ -36,9 +37,6 @@ export type CarriedReply =
  */
 export type CallOutcome = { t: 'reply'; reply: CarriedReply } | { t: 'undelivered' } | { t: 'unknown' };
 
-type Envelope =
-  | { t: 'call'; id: string; from: string; body: Carried }
-  | { t: 'reply'; id: string; body: CarriedReply };
 
 interface Held {
   token: number;
@@ -151,7 +149,7 @@ export class Cluster {
       this.#calls.set(id, { resolve, timer: setTimeout(check, this.leaseMs) });
     });
     const envelope: Envelope = { t: 'call', id, from: this.replicaId, body };
-    const receivers = await this.bus.sendToOwner(owner, JSON.stringify(envelope)).catch((error: unknown) => {
+    const receivers = await this.bus.sendToOwner(owner, encodeEnvelope(envelope)).catch((error: unknown) => {
       this.#settle(id, { t: 'unknown' });
       throw new ContinuityError('store-unavailable', undefined, undefined, { cause: error });
     });
@@ -224,12 +222,8 @@ export class Cluster {
   }
 
   #receive(raw: string): void {
-    let envelope: Envelope;
-    try {
-      envelope = JSON.parse(raw) as Envelope;
-    } catch {
-      return; // not ours to read; nothing on the bus may end the process
-    }
+    const envelope = decodeEnvelope(raw);
+    if (!envelope) return; // not ours to read; nothing on the bus may end the process
     if (envelope.t === 'reply') {
       this.#settle(envelope.id, { t: 'reply', reply: envelope.body });
       return;
@@ -242,7 +236,7 @@ export class Cluster {
         this.#onError(error instanceof Error ? error : new Error(String(error)));
         return { ok: false, code: 'internal-error', message: 'Internal error' };
       })
-      .then((reply) => this.bus.sendToOwner(from, JSON.stringify({ t: 'reply', id, body: reply } satisfies Envelope)))
+      .then((reply) => this.bus.sendToOwner(from, encodeEnvelope({ t: 'reply', id, body: reply })))
       .catch((error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))));
   }
 

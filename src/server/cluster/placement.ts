@@ -18,6 +18,7 @@ import { LocalSession } from '../session/local.js';
 import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import { Session, type SessionDeps } from '../session/session.js';
 import { countFencedWrite, type ServerObserver } from '../../telemetry/server.js';
+import { dropStored, idlePast, sweepStored } from './idle-expiry.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -109,8 +110,9 @@ export class Placement {
   async run<T>(id: string, principal: string | undefined, work: (session: PlacedSession) => Promise<T>): Promise<T> {
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
-      const session = await this.find(id);
-      // A session bound to a principal is invisible to anyone else: same answer as unknown.
+      // A session bound to a principal is invisible to anyone else: same answer as unknown,
+      // decided from the stored record before it is admitted, rebuilt or taken over here.
+      const session = await this.find(id, (record) => record.principal === principal);
       if (!session || session.terminated || session.record.principal !== principal) throw new ContinuityError('session-not-found');
       try {
         return await work(session);
@@ -138,14 +140,23 @@ export class Placement {
     }
   }
 
-  /** The session `id`: from this process, rebuilt from the store, or owned elsewhere; undefined if unknown. */
-  async find(id: string): Promise<PlacedSession | undefined> {
+  /**
+   * The session `id`: from this process, rebuilt from the store, or owned elsewhere;
+   * undefined if unknown. `visible` judges the stored record first (say, its principal):
+   * a session it hides is unknown, decided before anything is admitted, rebuilt or taken
+   * over, so the answer is the same as for an id that never existed.
+   */
+  async find(id: string, visible: (record: SessionRecord) => boolean = () => true): Promise<PlacedSession | undefined> {
     const local = this.#sessions.get(id);
-    if (local) return this.#local(local);
+    if (local) return visible(local.record) ? this.#local(local) : undefined;
     if (!plausibleSessionId(id)) return undefined;
     const { cluster, store } = this.#options;
-    if (cluster) return this.#locate(id, cluster);
-    return store.durable ? this.#local(await this.#rehydrate(id, undefined)) : undefined;
+    if (!cluster && !store.durable) return undefined;
+    const record = await store.sessions.get(id);
+    if (!record || !visible(record)) return undefined;
+    if (cluster) return this.#locate(record, cluster);
+    if (await this.#expireIdle(record)) return undefined;
+    return this.#local(await this.#rehydrate(id, undefined));
   }
 
   #local(session: Session): LocalSession;
@@ -198,13 +209,18 @@ export class Placement {
   }
 
   /** A session this process does not hold, in a cluster: take it if it is free, else point at its owner. */
-  async #locate(id: string, cluster: Cluster): Promise<PlacedSession | undefined> {
+  async #locate(record: SessionRecord, cluster: Cluster): Promise<PlacedSession | undefined> {
     const { store, limits, keepAliveMs, onError } = this.#options;
+    const { id } = record;
     await cluster.ready();
-    const record = await store.sessions.get(id);
-    if (!record) return undefined;
     const lease = await cluster.claim(id);
-    if (lease.owner === cluster.replicaId) return this.#local(await this.#rehydrate(id, lease.token));
+    if (lease.owner === cluster.replicaId) {
+      if (await this.#expireIdle(record)) {
+        await cluster.let(id, false);
+        return undefined;
+      }
+      return this.#local(await this.#rehydrate(id, lease.token));
+    }
     return new RemoteSession(record, lease.owner, {
       store, cluster, limits, keepAliveMs, retryMs: this.deps.retryMs, readers: this.#remote as RemoteReaders, onError,
       checkOwner: (session, takeOver) => this.#takeOverIfFree(session, takeOver),
@@ -222,6 +238,18 @@ export class Placement {
       if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
       return !(error instanceof ContinuityError && error.code === 'store-unavailable');
     }
+  }
+
+  /**
+   * A session at rest idle past `sessionIdleMs` (which nobody else runs: no cluster, or
+   * this replica holds its lease) is deleted on its next request, whenever the sweep would
+   * have come: it answers 404 like any expired session.
+   */
+  async #expireIdle(record: SessionRecord): Promise<boolean> {
+    const { store, limits, now } = this.#options;
+    if (this.#rehydrating.has(record.id) || !idlePast(record, limits.sessionIdleMs, now())) return false;
+    await dropStored(store, record.id);
+    return true;
   }
 
   /** A session this process does not hold, rebuilt from the store; undefined if unknown. */
@@ -258,7 +286,12 @@ export class Placement {
     const cutoff = at - limits.sessionIdleMs;
     const quiet = at - limits.passivateAfterMs;
     for (const s of this.#sessions.values()) {
-      if (s.hasReader) continue;
+      if (s.hasReader) {
+        // A reader keeps a session alive, in the store too: else other replicas' sweeps
+        // (and this one's after a restart) would find it idle.
+        s.touch();
+        continue;
+      }
       if (s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
       // Passivation: nothing attached, nothing owed (no request in flight, no upgrade under
       // way), so nothing but the SDK server's own state is lost by rebuilding it later.
@@ -267,16 +300,11 @@ export class Placement {
         void s.shutdown().catch(onError);
       }
     }
-    // Sessions a durable store kept from earlier processes expire the same way.
-    if (store.durable && !cluster) void this.#expireStored(cutoff).catch(onError);
-  }
-
-  async #expireStored(cutoff: number): Promise<void> {
-    const { store } = this.#options;
-    for (const id of await store.sessions.idleSince(cutoff, 100)) {
-      if (this.#sessions.has(id) || this.#rehydrating.has(id)) continue;
-      await store.sessions.delete(id);
-      await store.log.dropSession(id);
+    // Sessions at rest in the store (kept from earlier processes, passivated, left by a
+    // replica that died) expire the same way; in a cluster, each under its lease.
+    if (store.durable || cluster) {
+      const held = (id: string): boolean => this.#sessions.has(id) || this.#rehydrating.has(id);
+      void sweepStored({ store, cluster, held }, cutoff).catch(onError);
     }
   }
 }

@@ -99,7 +99,8 @@ export class Session implements StreamHost, TransportOwner {
 
   /** Is any response attached to this session (then it is not idle)? */
   get hasReader(): boolean {
-    if (this.#standalone.hasReader) return true;
+    // Undefined until start() opened it: the sweep may look at a session being created.
+    if (this.#standalone?.hasReader) return true;
     for (const s of this.#streams.values()) if (s.hasReader) return true;
     return false;
   }

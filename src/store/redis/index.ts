@@ -8,6 +8,7 @@ import { openLink, type RedisTarget } from './link.js';
 import { RedisBus } from './bus.js';
 import { RedisEventLog } from './log.js';
 import { RedisOwnership, RedisSessionStore } from './sessions.js';
+import { WriteFloors } from './floors.js';
 import { resolveRetention } from '../rules.js';
 import type { RetentionOptions, Store } from '../types.js';
 
@@ -36,6 +37,20 @@ export interface RedisStoreCommonOptions {
   onError?: ((error: Error) => void) | undefined;
   /** Clock for age-based retention (tests); default `Date.now`. Leases use the Redis server's clock. */
   now?: (() => number) | undefined;
+  /**
+   * Durability: an appended event reaches clients only once this many Redis replicas
+   * acknowledged it (`WAIT`), so a failover to one of them cannot take back an event a
+   * client already has. Default 0: Redis replication is asynchronous, and a failover may
+   * lose the last writes (the store notices and ends the sessions concerned, see
+   * docs/clusters.md). Costs a round trip to the replicas per append batch.
+   */
+  waitReplicas?: number | undefined;
+  /**
+   * How long an append waits for `waitReplicas`, ms (default 1,000, or half of
+   * `commandTimeoutMs` if that is less; it must be shorter). Past it the append
+   * fails with `store-unavailable` (the event is not delivered; its session is let go).
+   */
+  waitTimeoutMs?: number | undefined;
 }
 
 export type RedisStoreOptions = RedisTarget & RedisStoreCommonOptions;
@@ -82,11 +97,18 @@ export async function redisStore(options: RedisStoreOptions): Promise<Store> {
   validate(options);
   const retention = resolveRetention(options.retention);
   const ttlMs = positive('sessionTtlMs', options.sessionTtlMs, DAY, true);
+  const onError = options.onError ?? (() => {});
+  const commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 2_000);
+  const waitReplicas = positive('waitReplicas', options.waitReplicas, 0, true);
+  const waitTimeoutMs = positive('waitTimeoutMs', options.waitTimeoutMs, Math.min(1_000, commandTimeoutMs / 2));
+  if (waitTimeoutMs >= commandTimeoutMs) {
+    throw new RangeError(`redisStore: waitTimeoutMs (${waitTimeoutMs}) must be shorter than commandTimeoutMs (${commandTimeoutMs})`);
+  }
   const link = await openLink(options, {
     connectTimeoutMs: positive('connectTimeoutMs', options.connectTimeoutMs, 5_000),
-    commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2_000),
+    commandTimeoutMs,
     maxReconnectDelayMs: positive('maxReconnectDelayMs', options.maxReconnectDelayMs, 2_000),
-    onError: options.onError ?? (() => {}),
+    onError,
   });
   const keys = new Keys(options.keyPrefix ?? 'mcpc:');
   try {
@@ -98,13 +120,21 @@ export async function redisStore(options: RedisStoreOptions): Promise<Store> {
     if (error instanceof ContinuityError && error.code === 'store-unavailable') throw error;
     throw new Error(`redisStore: this Redis does not support sharded pub/sub (SPUBLISH); Redis 7 or later is required: ${(error as Error).message}`, { cause: error });
   }
+  const floors = new WriteFloors();
+  const replicate = waitReplicas === 0 ? undefined : async (session: string): Promise<void> => {
+    // WAIT runs on the connection to the session's node and covers every write sent on it so far.
+    const acked = Number(await link.command(keys.record(session), ['WAIT', String(waitReplicas), String(waitTimeoutMs)]));
+    if (acked < waitReplicas) {
+      throw new ContinuityError('store-unavailable', `Only ${acked} of ${waitReplicas} Redis replicas acknowledged the write within ${waitTimeoutMs} ms`);
+    }
+  };
   return {
     name: 'redis',
     durable: true,
     shared: true,
-    sessions: new RedisSessionStore(link, keys, ttlMs),
-    log: new RedisEventLog({ link, keys, retention, now: options.now ?? Date.now, ttlMs }),
-    ownership: new RedisOwnership(link, keys, ttlMs),
+    sessions: new RedisSessionStore(link, keys, ttlMs, floors),
+    log: new RedisEventLog({ link, keys, retention, now: options.now ?? Date.now, ttlMs, floors, replicate }),
+    ownership: new RedisOwnership(link, keys, ttlMs, floors, onError),
     bus: new RedisBus(link, keys),
     close: () => link.close(),
   };

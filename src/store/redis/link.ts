@@ -56,7 +56,7 @@ export class Script {
 }
 
 /** Reply errors of our scripts: `MCPC_<KIND> message`. */
-const SCRIPT_ERROR = /^MCPC_(CONFLICT|FENCED) ?(.*)$/s;
+const SCRIPT_ERROR = /^MCPC_(CONFLICT|FENCED|REGRESSED) ?(.*)$/s;
 /** Reply errors that mean "not now" rather than "wrong". */
 const TRANSIENT = /^(LOADING|BUSY|OOM|READONLY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|NOREPLICAS|MISCONF)\b/;
 
@@ -67,6 +67,7 @@ export function mapError(error: unknown, what: string): Error {
     const m = SCRIPT_ERROR.exec(error.message);
     if (m) {
       if (m[1] === 'FENCED') return new ContinuityError('store-fenced', undefined, { current: Number(m[2]) });
+      if (m[1] === 'REGRESSED') return new ContinuityError('store-regressed', `Redis went back in time: ${m[2] ?? ''}; the session was ended`);
       return new ContinuityError('store-conflict', m[2] || undefined);
     }
     if (!TRANSIENT.test(error.message)) return error;

@@ -2,6 +2,7 @@
 import type { Keys } from './keys.js';
 import type { Link } from './link.js';
 import { APPEND, CLOSE, DROP_SESSION, DROP_STREAM, OPEN } from './scripts.js';
+import type { WriteFloors } from './floors.js';
 import type { EventLog, LogEvent, ResolvedRetention, StreamHead, StreamInfo } from '../types.js';
 
 /** What the log needs besides the link. */
@@ -12,10 +13,10 @@ export interface LogContext {
   readonly now: () => number;
   /** Expiry of a session's keys, ms; 0 for none. */
   readonly ttlMs: number;
-}
-
-function fenceArg(fence: number | undefined): string {
-  return fence === undefined ? '' : String(fence);
+  /** Acknowledged writes per owned session, to notice a store that went back in time. */
+  readonly floors: WriteFloors;
+  /** Waits until enough Redis replicas hold the writes made so far on the session's node (the durability option). */
+  readonly replicate: ((session: string) => Promise<void>) | undefined;
 }
 
 /** A retention limit as Lua reads it (`tonumber` of "Infinity" is not portable). */
@@ -31,20 +32,32 @@ export class RedisEventLog implements EventLog {
   }
 
   async openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void> {
-    const { link, keys, ttlMs } = this.#c;
+    const { link, keys, ttlMs, floors } = this.#c;
     await link.script(OPEN, [keys.head(session, stream), keys.events(session, stream), keys.lease(session), keys.streams(session)], [
-      fenceArg(fence), keys.tag(session), stream, seed, info.kind, JSON.stringify(info.requestIds), String(ttlMs),
+      floors.fenceArg(session, fence), keys.tag(session), stream, seed, info.kind, JSON.stringify(info.requestIds), String(ttlMs),
     ]);
+    floors.acked(session, fence);
   }
 
   async append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void> {
-    const { link, keys, retention, now, ttlMs } = this.#c;
+    const { link, keys, retention, now, ttlMs, floors, replicate } = this.#c;
     const args: string[] = [
-      fenceArg(fence), keys.tag(session), stream, limitArg(retention.maxEvents), limitArg(retention.maxBytes),
-      Number.isFinite(retention.maxAgeMs) ? String(now() - retention.maxAgeMs) : '', String(ttlMs),
+      floors.fenceArg(session, fence), keys.tag(session), stream, limitArg(retention.maxEvents), limitArg(retention.maxBytes),
+      Number.isFinite(retention.maxAgeMs) ? String(now() - retention.maxAgeMs) : '', String(ttlMs), replicate ? '0' : '1',
     ];
     for (const e of events) args.push(String(e.seq), e.chain, String(e.at), e.payload);
-    await link.script(APPEND, [keys.head(session, stream), keys.events(session, stream), keys.lease(session)], args);
+    const last = await link.script(APPEND, [keys.head(session, stream), keys.events(session, stream), keys.lease(session)], args);
+    if (!replicate || events.length === 0) {
+      floors.acked(session, fence);
+      return;
+    }
+    // The append resolves, and tails hear of it, only once the replicas hold it: no reader
+    // is woken for an event a failover could still take back. Only then does it count as
+    // acknowledged: a promoted replica without it has lost nothing a client saw.
+    await replicate(session);
+    floors.acked(session, fence);
+    const tail = keys.tail(session);
+    await link.command(tail, ['SPUBLISH', tail, `${String(last)} 0 ${stream}`]);
   }
 
   async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
@@ -63,8 +76,9 @@ export class RedisEventLog implements EventLog {
   }
 
   async closeStream(session: string, stream: string, fence?: number): Promise<void> {
-    const { link, keys, ttlMs } = this.#c;
-    await link.script(CLOSE, [keys.head(session, stream), keys.lease(session)], [fenceArg(fence), keys.tag(session), stream, String(ttlMs)]);
+    const { link, keys, ttlMs, floors } = this.#c;
+    await link.script(CLOSE, [keys.head(session, stream), keys.lease(session)], [floors.fenceArg(session, fence), keys.tag(session), stream, String(ttlMs)]);
+    floors.acked(session, fence);
   }
 
   async streams(session: string): Promise<string[]> {

@@ -5,7 +5,7 @@
  *
  * Key layout (`P` is the key prefix, `{sid}` the session's hash tag; see docs/stores.md):
  *   P{sid}:rec         string   the SessionRecord (JSON)
- *   P{sid}:lease       hash     owner, token, exp (ms, Redis clock)
+ *   P{sid}:lease       hash     owner, token, exp (ms, Redis clock), w (fenced writes made)
  *   P{sid}:streams     list     stream names in the order they were opened
  *   P{sid}:h:<stream>  hash     the stream's head: kind, rids, first, base, last, lastc, cum, basecum, closed
  *   P{sid}:e:<stream>  stream   events, ID `0-<seq>`, fields c (chain), a (at), k (cumulative bytes), p (payload)
@@ -27,10 +27,31 @@ import { Script } from './link.js';
 /** Shared helpers, prepended to every write script. */
 const LIB = `
 local function int(x) return string.format('%d', x) end
-local function fenced(lease, fence)
+local function wipe(tag)
+  for _, s in ipairs(redis.call('LRANGE', tag .. ':streams', 0, -1)) do
+    redis.call('DEL', tag .. ':h:' .. s, tag .. ':e:' .. s)
+  end
+  redis.call('DEL', tag .. ':streams', tag .. ':rec', tag .. ':lease')
+end
+-- fence is '', 'token' or 'token:floor' (the writes this owner saw acknowledged under
+-- token). With a floor, a token or a write counter below the owner's means the store went
+-- back in time: the session is wiped (gone entirely, never half-present) and the write
+-- refused. Without one, a token other than the current one is just fenced.
+local function fenced(lease, fence, tag)
   if fence == '' then return false end
+  local token, floor = string.match(fence, '^(%d+):?(%d*)$')
   local tok = redis.call('HGET', lease, 'token') or '0'
-  if tok ~= fence then return redis.error_reply('MCPC_FENCED ' .. tok) end
+  if floor ~= '' and tonumber(tok) < tonumber(token) then
+    wipe(tag)
+    return redis.error_reply('MCPC_REGRESSED fencing token ' .. tok .. ' < ' .. token)
+  end
+  if tok ~= token then return redis.error_reply('MCPC_FENCED ' .. tok) end
+  local w = tonumber(redis.call('HGET', lease, 'w') or '0')
+  if floor ~= '' and w < tonumber(floor) then
+    wipe(tag)
+    return redis.error_reply('MCPC_REGRESSED write counter ' .. int(w) .. ' < ' .. floor)
+  end
+  redis.call('HSET', lease, 'w', int(w + 1))
   return false
 end
 local function touch(tag, ttl)
@@ -61,19 +82,20 @@ function script(body: string): Script {
 
 /**
  * KEYS: head, events, lease. ARGV: fence|'', tag, stream, maxEvents, maxBytes, ageCutoff|'',
- * ttl, then (seq, chain, at, payload) per event. Returns the new lastSeq.
+ * ttl, publish (1: send the append notice; 0: the caller sends it once replicas have the
+ * write), then (seq, chain, at, payload) per event. Returns the new lastSeq.
  */
 export const APPEND = script(`
 local head, events, lease = KEYS[1], KEYS[2], KEYS[3]
-local f = fenced(lease, ARGV[1]); if f then return f end
+local f = fenced(lease, ARGV[1], ARGV[2]); if f then return f end
 local tag, stream, ttl = ARGV[2], ARGV[3], tonumber(ARGV[7])
 local h = redis.call('HMGET', head, 'last', 'closed', 'first', 'cum', 'basecum', 'base')
 if not h[1] then return redis.error_reply('MCPC_CONFLICT Stream ' .. stream .. ' does not exist') end
 if h[2] == '1' then return redis.error_reply('MCPC_CONFLICT Stream is closed') end
 local last = tonumber(h[1])
-local n = (#ARGV - 7) / 4
+local n = (#ARGV - 8) / 4
 for i = 0, n - 1 do
-  local got = ARGV[8 + i * 4]
+  local got = ARGV[9 + i * 4]
   if tonumber(got) ~= last + 1 + i then
     return redis.error_reply('MCPC_CONFLICT Expected seq ' .. int(last + 1 + i) .. ', got ' .. got)
   end
@@ -82,7 +104,7 @@ if n == 0 then return last end
 local cum = tonumber(h[4])
 local lastChain
 for i = 0, n - 1 do
-  local b = 8 + i * 4
+  local b = 9 + i * 4
   local payload = ARGV[b + 3]
   cum = cum + #payload
   redis.call('XADD', events, '0-' .. ARGV[b], 'c', ARGV[b + 1], 'a', ARGV[b + 2], 'k', int(cum), 'p', payload)
@@ -123,14 +145,14 @@ end
 redis.call('HSET', head, 'last', int(last), 'lastc', lastChain, 'cum', int(cum), 'first', int(nf), 'base', base, 'basecum', int(basecum))
 expireNew(events, ttl)
 touch(tag, ttl)
-redis.call('SPUBLISH', tag .. ':tail', int(last) .. ' 0 ' .. stream)
+if ARGV[8] == '1' then redis.call('SPUBLISH', tag .. ':tail', int(last) .. ' 0 ' .. stream) end
 return last
 `);
 
 /** KEYS: head, events, lease, streams. ARGV: fence|'', tag, stream, seed, kind, requestIds JSON, ttl. */
 export const OPEN = script(`
 local head, events, lease, list = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local f = fenced(lease, ARGV[1]); if f then return f end
+local f = fenced(lease, ARGV[1], ARGV[2]); if f then return f end
 local tag, stream, seed, ttl = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[7])
 if redis.call('EXISTS', head) == 1 then return redis.error_reply('MCPC_CONFLICT Stream ' .. stream .. ' already exists') end
 redis.call('DEL', events)
@@ -146,7 +168,7 @@ return 1
 /** KEYS: head, lease. ARGV: fence|'', tag, stream, ttl. */
 export const CLOSE = script(`
 local head, lease = KEYS[1], KEYS[2]
-local f = fenced(lease, ARGV[1]); if f then return f end
+local f = fenced(lease, ARGV[1], ARGV[2]); if f then return f end
 local last = redis.call('HGET', head, 'last')
 if not last then return 0 end
 redis.call('HSET', head, 'closed', '1')
@@ -182,29 +204,38 @@ return 0
 
 /** KEYS: rec, lease. ARGV: fence|'', json, tag, ttl. Returns 1 if the record existed and was replaced. */
 export const PUT = script(`
-local f = fenced(KEYS[2], ARGV[1]); if f then return f end
+local f = fenced(KEYS[2], ARGV[1], ARGV[3]); if f then return f end
 if not redis.call('SET', KEYS[1], ARGV[2], 'XX', 'KEEPTTL') then return 0 end
 touch(ARGV[3], tonumber(ARGV[4]))
 return 1
 `);
 
-/** KEYS: lease. ARGV: owner, leaseMs, tag, ttl. Returns {owner, token, expiresAt}. */
+/** KEYS: lease. ARGV: owner, leaseMs, tag, ttl. Returns {owner, token, expiresAt, writes}. */
 export const ACQUIRE = script(`
 local lease, owner, ms = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local now = nowMs()
 local l = redis.call('HMGET', lease, 'owner', 'token', 'exp')
-if l[1] and l[1] ~= owner and tonumber(l[3]) > now then return {l[1], l[2], l[3]} end
+if l[1] and l[1] ~= owner and tonumber(l[3]) > now then return {l[1], l[2], l[3], '0'} end
 local token = tonumber(l[2] or '0')
 if l[1] ~= owner then token = token + 1 end
 redis.call('HSET', lease, 'owner', owner, 'token', int(token), 'exp', int(now + ms))
 expireNew(lease, tonumber(ARGV[4]))
 touch(ARGV[3], tonumber(ARGV[4]))
-return {owner, int(token), int(now + ms)}
+return {owner, int(token), int(now + ms), redis.call('HGET', lease, 'w') or '0'}
 `);
 
-/** KEYS: lease. ARGV: owner, token, leaseMs, tag, ttl. Returns 1 when renewed. */
+/**
+ * KEYS: lease. ARGV: owner, token, leaseMs, tag, ttl, floor|''. Returns 1 when renewed, 0
+ * when another owner holds it, -1 when, with a floor, the store went back in time (the
+ * lease is gone, or its token or write counter is below ours): then the session is wiped.
+ */
 export const RENEW = script(`
-local l = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local l = redis.call('HMGET', KEYS[1], 'owner', 'token', 'w')
+local known = ARGV[6] ~= ''
+if known and (not l[2] or tonumber(l[2]) < tonumber(ARGV[2]) or tonumber(l[3] or '0') < tonumber(ARGV[6])) then
+  wipe(ARGV[4])
+  return -1
+end
 if l[1] ~= ARGV[1] or l[2] ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'exp', int(nowMs() + tonumber(ARGV[3])))
 touch(ARGV[4], tonumber(ARGV[5]))

@@ -8,6 +8,7 @@
  */
 import { ContinuityError } from '../../protocol/errors.js';
 import { checkLeaseArgs } from '../local-cluster.js';
+import type { WriteFloors } from './floors.js';
 import type { Keys } from './keys.js';
 import type { Link } from './link.js';
 import { ACQUIRE, CREATE, CURRENT, PUT, RELEASE, RENEW } from './scripts.js';
@@ -17,11 +18,13 @@ export class RedisSessionStore implements SessionStore {
   readonly #link: Link;
   readonly #keys: Keys;
   readonly #ttl: string;
+  readonly #floors: WriteFloors;
 
-  constructor(link: Link, keys: Keys, ttlMs: number) {
+  constructor(link: Link, keys: Keys, ttlMs: number, floors: WriteFloors) {
     this.#link = link;
     this.#keys = keys;
     this.#ttl = String(ttlMs);
+    this.#floors = floors;
   }
 
   async create(record: SessionRecord): Promise<void> {
@@ -39,14 +42,16 @@ export class RedisSessionStore implements SessionStore {
   async put(record: SessionRecord, fence?: number): Promise<void> {
     const k = this.#keys;
     const replaced = await this.#link.script(PUT, [k.record(record.id), k.lease(record.id)], [
-      fence === undefined ? '' : String(fence), encode(record), k.tag(record.id), this.#ttl,
+      this.#floors.fenceArg(record.id, fence), encode(record), k.tag(record.id), this.#ttl,
     ]);
+    this.#floors.acked(record.id, fence);
     // XX: never re-add an id that a concurrent delete just removed.
     if (replaced === 1) await this.#index(['ZADD', k.idle(), 'XX', String(record.lastActiveAt), record.id]);
   }
 
   async delete(id: string): Promise<void> {
     const k = this.#keys;
+    this.#floors.forget(id);
     await this.#link.command(k.record(id), ['DEL', k.record(id), k.lease(id)]);
     await this.#index(['ZREM', k.idle(), id]);
   }
@@ -90,28 +95,44 @@ export class RedisOwnership implements Ownership {
   readonly #link: Link;
   readonly #keys: Keys;
   readonly #ttl: string;
+  readonly #floors: WriteFloors;
+  readonly #onRegressed: (error: Error) => void;
 
-  constructor(link: Link, keys: Keys, ttlMs: number) {
+  constructor(link: Link, keys: Keys, ttlMs: number, floors: WriteFloors, onRegressed: (error: Error) => void) {
     this.#link = link;
     this.#keys = keys;
     this.#ttl = String(ttlMs);
+    this.#floors = floors;
+    this.#onRegressed = onRegressed;
   }
 
   async acquire(session: string, owner: string, leaseMs: number): Promise<Lease> {
     checkLeaseArgs(owner, leaseMs);
     const k = this.#keys;
     const reply = await this.#link.script(ACQUIRE, [k.lease(session)], [owner, String(Math.ceil(leaseMs)), k.tag(session), this.#ttl]);
-    return toLease(reply) as Lease;
+    const lease = toLease(reply) as Lease;
+    if (lease.owner === owner) this.#floors.acquired(session, lease.token, Number((reply as unknown[])[3] ?? 0));
+    return lease;
   }
 
   async renew(session: string, owner: string, token: number, leaseMs: number): Promise<boolean> {
     checkLeaseArgs(owner, leaseMs);
     const k = this.#keys;
-    const reply = await this.#link.script(RENEW, [k.lease(session)], [owner, String(token), String(Math.ceil(leaseMs)), k.tag(session), this.#ttl]);
-    return reply === 1;
+    const floor = this.#floors.floorArg(session, token);
+    const reply = await this.#link.script(RENEW, [k.lease(session)], [owner, String(token), String(Math.ceil(leaseMs)), k.tag(session), this.#ttl, floor]);
+    if (reply === 1) return true;
+    this.#floors.forget(session);
+    // A lease that is simply gone (the session was deleted, or Redis lost everything) is
+    // not news; one whose token or write counter went back is.
+    if (reply === -1 && floor !== '') {
+      this.#onRegressed(new ContinuityError('store-regressed', `Redis went back in time for session ${session.slice(0, 64)}: the session was ended`));
+    }
+    return false;
   }
 
   async release(session: string, owner: string, token: number): Promise<void> {
+    // The floor stays: if this process takes the session back under the same token, a
+    // store that lost writes meanwhile is still noticed.
     await this.#link.script(RELEASE, [this.#keys.lease(session)], [owner, String(token)]);
   }
 

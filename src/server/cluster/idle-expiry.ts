@@ -1,0 +1,54 @@
+/**
+ * Idle expiry of sessions at rest in a durable or shared store: those no process holds
+ * (passivated, left by a process that stopped or died). A session held in memory is
+ * judged by its holder, which knows whether a reader is attached; one at rest is judged
+ * by its stored `lastActiveAt`, and in a cluster only once this replica holds its lease,
+ * so no other replica is running it meanwhile.
+ */
+import type { SessionRecord, Store } from '../../store/types.js';
+import type { Cluster } from './cluster.js';
+
+/** Index entries looked at per sweep, so a sweep's work is bounded. */
+const SWEEP_BATCH = 100;
+
+/** Has the stored session been idle past the limit? */
+export function idlePast(record: SessionRecord, sessionIdleMs: number, now: number): boolean {
+  return record.lastActiveAt < now - sessionIdleMs;
+}
+
+/** Deletes a session at rest: its record, lease and idle-index entry, then its log. */
+export async function dropStored(store: Store, id: string): Promise<void> {
+  await store.sessions.delete(id);
+  await store.log.dropSession(id);
+}
+
+export interface SweepDeps {
+  readonly store: Store;
+  readonly cluster: Cluster | undefined;
+  /** Is the session held (or being rebuilt) in this process? Its holder judges it. */
+  held(id: string): boolean;
+}
+
+/**
+ * Deletes sessions idle since before `cutoff` that nobody holds. The store's idle index
+ * also lists sessions whose keys the store expired on its own (Redis `sessionTtlMs`):
+ * deleting them is what keeps the index down to the live sessions.
+ */
+export async function sweepStored(deps: SweepDeps, cutoff: number): Promise<void> {
+  const { store, cluster } = deps;
+  for (const id of await store.sessions.idleSince(cutoff, SWEEP_BATCH)) {
+    if (deps.held(id)) continue;
+    if (!cluster) {
+      await dropStored(store, id);
+      continue;
+    }
+    // Another replica holds it (and judges it by its own memory), or takes it now: skip.
+    if ((await cluster.ownership.current(id)) !== undefined) continue;
+    const lease = await cluster.claim(id);
+    if (lease.owner !== cluster.replicaId) continue;
+    // Ours now: judge the record itself (the index may lag a write by a moment).
+    const record = await store.sessions.get(id);
+    if (record === undefined || record.lastActiveAt < cutoff) await dropStored(store, id);
+    await cluster.let(id, record !== undefined && record.lastActiveAt >= cutoff);
+  }
+}
