@@ -16,7 +16,7 @@
  * WAL and the checkpoint, not pages. Existing files keep theirs; no migration involved.
  */
 import { realpathSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { isSqliteError, openDatabase } from './driver.js';
 import { ContinuityError } from '../../protocol/errors.js';
 import { LocalBus, LocalOwnership } from '../local-cluster.js';
 import { resolveRetention } from '../rules.js';
@@ -241,7 +241,7 @@ class SqliteSessionStore implements SessionStore {
 }
 
 function isDuplicateKey(err: unknown): boolean {
-  return err instanceof Database.SqliteError && (err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err.code === 'SQLITE_CONSTRAINT_UNIQUE');
+  return isSqliteError(err) && (err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err.code === 'SQLITE_CONSTRAINT_UNIQUE');
 }
 
 /** A JS `limit` as SQL `LIMIT`: 0 for "nothing", -1 for "no limit" (SQLite treats any negative as that). */
@@ -306,7 +306,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const memory = path === ':memory:';
   let db: Db;
   try {
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    db = openDatabase(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (err) {
     const runtime = otherRuntime();
     // There the driver itself cannot load: the path is not what is wrong.
