@@ -17,7 +17,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { isSqliteError, openDatabase } from './driver.js';
-import { ContinuityError } from '../../protocol/errors.js';
+import { ContinuityError, isContinuityError } from '../../protocol/errors.js';
 import { LocalBus, LocalOwnership } from '../local-cluster.js';
 import { resolveRetention } from '../rules.js';
 import { Appender } from './append.js';
@@ -311,6 +311,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const runtime = otherRuntime();
     // There the driver itself cannot load: the path is not what is wrong.
     if (runtime !== undefined) throw new Error(`sqliteStore: better-sqlite3 does not load on ${runtime} (${(err as Error).message.split('\n')[0]}); on ${runtime} use memoryStore or redisStore, or serve from Node for SQLite`, { cause: err });
+    // A missing better-sqlite3 is not about this path: its one line says how to install it.
+    if (isContinuityError(err, 'dependency-missing')) throw err;
     throw new Error(`sqliteStore: cannot open ${path}: ${(err as Error).message}`, { cause: err });
   }
   let c: Connection;
