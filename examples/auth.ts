@@ -61,6 +61,6 @@ if (issueFor >= 0) {
   });
   const app = express();
   app.all('/mcp', requireBearerAuth({ verifier, requiredScopes: ['mcp'] }), mcpExpress(endpoint));
-  const server = app.listen(port, '127.0.0.1', () => console.log(`MCP endpoint at http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`));
+  const server = app.listen(port, '127.0.0.1', () => console.log(`MCP endpoint at http://127.0.0.1:${port}/mcp`));
   process.once('SIGTERM', () => void endpoint.close().then(() => server.close()));
 }

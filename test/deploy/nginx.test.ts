@@ -52,15 +52,9 @@ test('the probe passes every check through the nginx recipe', { timeout: 120_000
   proxies.push(nginx);
   const r = await runCli(['probe', nginx.url('/mcp').href, '--json'], { timeoutMs: 100_000 });
   const report = JSON.parse(r.stdout) as ProbeReport;
-  // KNOWN: `priming` fails on a POST that lands on a replica that does not own the session
-  // (no retry: field on a stream served from the log); the fix is issue 20's (replica-core).
-  // Remove this exception once it has landed: every other check must pass now.
-  const KNOWN = new Set(['priming']);
-  const known = report.checks.filter((c) => KNOWN.has(c.id) && c.verdict !== 'pass');
-  if (known.length > 0) t.diagnostic(`known failure through non-owners: ${known.map((c) => `${c.id}: ${c.detail}`).join('; ')}`);
-  const failed = report.checks.filter((c) => !KNOWN.has(c.id) && c.verdict !== 'pass' && c.verdict !== 'n/a');
+  const failed = report.checks.filter((c) => c.verdict !== 'pass' && c.verdict !== 'n/a');
   assert.deepEqual(failed.map((c) => `${c.id}: ${c.verdict} ${c.detail}`), [], `nginx error log:\n${nginx.errorLog()}`);
-  assert.equal(r.code, known.length > 0 ? 1 : 0, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
   const passed = report.checks.filter((c) => c.verdict === 'pass').map((c) => c.id);
   for (const id of ['host-origin', 'resume-post', 'burst-order', 'replay-epoch']) assert.ok(passed.includes(id), `${id} passed through nginx`);
   await nginx.stop();

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertBuilt, lineMatching, runToEnd, spawnExample } from './run.js';
+import { freePort } from '../helpers/processes.js';
 
 test('examples/server.ts serves its tool; examples/client.ts calls it, ends its session and exits', { timeout: 120_000 }, async () => {
   assertBuilt();
@@ -50,7 +51,8 @@ test('examples/custom-store.ts wraps a store through the public store types and 
 test('examples/auth.ts: its HMAC verifier admits its own tokens, refuses forged ones, and binds sessions to the user', { timeout: 120_000 }, async () => {
   assertBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'mcp-examples-'));
-  const env = { PORT: '0', TOKEN_SECRET: 'x'.repeat(16) + 'example-secret-for-the-test' };
+  // A real port: the example's Host guard names it (loopbackGuard(port)).
+  const env = { PORT: String(await freePort()), TOKEN_SECRET: 'x'.repeat(16) + 'example-secret-for-the-test' };
   const server = spawnExample('examples/auth.ts', [], { cwd: dir, env });
   try {
     const [, url] = await lineMatching(server, /^MCP endpoint at (http:\/\/\S+)$/, 'the auth example to listen');
