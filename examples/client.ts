@@ -14,7 +14,13 @@ await client.connect(transport);
 const { tools } = await client.listTools();
 console.log(`tools: ${tools.map((t) => t.name).join(', ')}`);
 const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
-console.log(`add(2, 3) = ${JSON.stringify(result.content)}`);
+if (result.isError) {
+  // A tool's failure is a result, not an exception: say so, and exit non-zero.
+  console.error(`add failed: ${JSON.stringify(result.content)}`);
+  process.exitCode = 1;
+} else {
+  console.log(`add(2, 3) = ${JSON.stringify(result.content)}`);
+}
 
 // Ends the session on the server (DELETE), forgets the checkpoint, and lets the process exit.
 await transport.terminateSession();

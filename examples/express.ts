@@ -1,6 +1,7 @@
 /**
- * An MCP server on Express, with resumable sessions. `express.json()` in front is fine:
- * the handler uses the parsed body. The WebSocket upgrade goes on Express's own server.
+ * An MCP server on Express, with resumable sessions. The MCP route goes before
+ * `express.json()` (a parsed body also works, but escapes the endpoint's body bounds).
+ * The WebSocket upgrade goes on Express's own server.
  *
  *   npm run build && PORT=3000 node --import tsx examples/express.ts
  */
@@ -33,8 +34,12 @@ const endpoint = createEndpoint({
 });
 
 const app = express();
-app.use(express.json({ limit: '4mb' }));
+// The MCP route first, without express.json(): the endpoint reads the body itself, so the
+// process-wide bound on bodies being received (limits.maxBodyBytesTotal) holds. A parser
+// in front would buffer every body, however many arrive at once.
 app.all('/mcp', mcpExpress(endpoint));
+// The app's other routes keep their parsers.
+app.use(express.json({ limit: '4mb' }));
 
 const server = app.listen(port, '127.0.0.1', () => console.log(`MCP endpoint at http://127.0.0.1:${port}/mcp`));
 server.on('upgrade', upgradeHandler(endpoint, { path: '/mcp' }));

@@ -3,6 +3,7 @@
  * The `mcp-continuity` command. Commands are imported on demand, so `--help`, `--version`
  * and `probe` never load the SDK's server side or SQLite.
  */
+import { redactUrl } from '../store/redis/url.js';
 import { CHAOS_USAGE, DEMO_USAGE, MAIN_USAGE, PROBE_USAGE, SERVE_USAGE, StartupError, UsageError, version } from './usage.js';
 
 interface Command {
@@ -56,20 +57,21 @@ main(process.argv.slice(2)).then(
     const command = process.argv[2];
     const hint = command !== undefined && Object.hasOwn(commands, command) ? `mcp-continuity ${command} --help` : 'mcp-continuity --help';
     if (error instanceof UsageError) {
-      console.error(`mcp-continuity: ${error.message} (see ${hint})`);
+      console.error(redactUrl(`mcp-continuity: ${error.message} (see ${hint})`));
       process.exitCode = 2;
       return;
     }
     const parse = error instanceof Error ? argsMessage(error) : undefined;
     if (parse !== undefined) {
-      console.error(`mcp-continuity: ${parse} (see ${hint})`);
+      console.error(redactUrl(`mcp-continuity: ${parse} (see ${hint})`));
       process.exitCode = 2;
       return;
     }
     // Startup failures are one line that names the fix; anything else too, unless asked for the stack.
     const message = error instanceof Error ? error.message : String(error);
-    console.error(`mcp-continuity: ${message}`);
-    if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(error);
+    // A store URL's password never reaches the terminal (or the logs it is piped to).
+    console.error(redactUrl(`mcp-continuity: ${message}`));
+    if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(redactUrl(String((error as Error).stack ?? error)));
     process.exitCode = 1;
   },
 );

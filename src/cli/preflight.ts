@@ -5,7 +5,9 @@
 import { constants, accessSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { betterSqlite3, openDatabase } from '../store/sqlite/driver.js';
+import { isContinuityError } from '../protocol/errors.js';
 import { StartupError } from './usage.js';
 
 /** Fails with a `StartupError` if `port` on `host` cannot be bound (port 0 always can). */
@@ -41,6 +43,13 @@ export function listenError(error: NodeJS.ErrnoException, host: string, port: nu
  */
 export function checkSqlitePath(path: string): void {
   const fix = 'pass another path with --store sqlite:PATH, or --store memory';
+  // serve's default store is SQLite: without better-sqlite3, say how to install it before anything else.
+  try {
+    betterSqlite3();
+  } catch (error) {
+    if (isContinuityError(error, 'dependency-missing')) throw new StartupError(error.message);
+    throw error;
+  }
   const full = resolve(path);
   const dir = dirname(full);
   const dirStat = statOrUndefined(dir);
@@ -51,14 +60,15 @@ export function checkSqlitePath(path: string): void {
   if (!writable(dir)) throw new StartupError(`SQLite store ${path}: directory ${dir} is not writable; fix its permissions, or ${fix}`);
   if (!stat) return; // created on open
   if (!writable(full)) throw new StartupError(`SQLite store ${path} is read-only; make it writable, or ${fix}`);
-  let db: Database.Database | undefined;
+  let db: BetterSqlite3.Database | undefined;
   try {
-    db = new Database(full, { fileMustExist: true });
+    db = openDatabase(full, { fileMustExist: true });
     const current = db.pragma('user_version', { simple: true }) as number;
     // Writing the value it already has changes nothing, but fails on a file SQLite opened read-only
     // (permissions a superuser's access() check does not see, a read-only mount).
     db.pragma(`user_version = ${Number(current)}`);
   } catch (error) {
+    if (isContinuityError(error, 'dependency-missing')) throw new StartupError(error.message);
     const code = (error as { code?: unknown }).code;
     if (code === 'SQLITE_NOTADB') throw new StartupError(`SQLite store ${path} exists but is not an SQLite database; ${fix}`);
     if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') throw new StartupError(`SQLite store ${path} is read-only; make it writable, or ${fix}`);

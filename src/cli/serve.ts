@@ -9,7 +9,8 @@ import type { Store } from '../store/types.js';
 import { isRedisSpec, openRedisStore } from './store-spec.js';
 import { redisServerEventBus } from '../store/redis/event-bus.js';
 import { StartupError, UsageError } from './usage.js';
-import { allowHosts } from '../server/host-guard.js';
+import { allowHosts, isLoopbackHost } from '../server/host-guard.js';
+import { redactUrl } from '../store/redis/url.js';
 import type { Endpoint } from '../server/endpoint.js';
 import type { ModernHandler } from '../server/eras.js';
 import { banner } from './banner.js';
@@ -26,7 +27,7 @@ export const DEFAULT_STORE = 'sqlite:./mcp-continuity.db';
 export function openStore(spec: string): Store {
   if (spec === 'memory') return memoryStore();
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteStore({ path: spec.slice('sqlite:'.length) });
-  throw new UsageError(`Unknown store ${JSON.stringify(spec)}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`);
+  throw new UsageError(`Unknown store ${JSON.stringify(redactUrl(spec))}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`);
 }
 
 /** The environment variable holding the key that seals the modern leg's `requestState` (≥ 32 bytes). */
@@ -126,8 +127,15 @@ export async function serve(argv: string[]): Promise<void> {
     await store.close();
     throw listenError(error as NodeJS.ErrnoException, values.host, port);
   }
-  if (format === 'json') log.log({ level: 'info', event: 'listening', url: listener.url.href, store: values.store, metrics: ops?.url.href }, true);
-  else console.log(values.quiet ? listener.url.href : banner(listener.url.href, values.store, endpoint.replicaId, ops?.url.href));
+  // listen() guards loopback binds only; on another address --allowed-hosts turns the guard on
+  // (the names listed, plus the bind address): behind a proxy, the public name.
+  if (!isLoopbackHost(values.host) && allowedHosts.length > 0) {
+    const self = listener.url.host;
+    endpoint.defaultHostGuard(allowHosts({ allowedHosts: [self], allowedOrigins: [`http://${self}`, `https://${self}`] }, allowedHosts));
+  }
+  // The store is named without its password.
+  if (format === 'json') log.log({ level: 'info', event: 'listening', url: listener.url.href, store: redactUrl(values.store), metrics: ops?.url.href }, true);
+  else console.log(values.quiet ? listener.url.href : banner(listener.url.href, redactUrl(values.store), endpoint.replicaId, ops?.url.href));
   const stop = async (): Promise<void> => {
     if (leaving) return;
     leaving = true;

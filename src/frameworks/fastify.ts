@@ -33,7 +33,8 @@ type Done = (error: Error | null, body?: unknown) => void;
 export interface FastifyInstanceLike {
   route(options: { method: string[]; url: string; handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<void> }): unknown;
   addHook(name: 'preClose', hook: () => Promise<void>): unknown;
-  addContentTypeParser(type: string, options: { parseAs: 'string' }, parser: (request: FastifyRequestLike, body: string, done: Done) => void): unknown;
+  addContentTypeParser(type: string, parser: (request: FastifyRequestLike, payload: IncomingMessage, done: Done) => void): unknown;
+  removeAllContentTypeParsers(): unknown;
   setErrorHandler(handler: (error: { code?: string; statusCode?: number }, request: FastifyRequestLike, reply: FastifyReplyLike) => unknown): unknown;
 }
 
@@ -75,8 +76,11 @@ const BODY_ERRORS: Record<string, ErrorCode> = {
 export function mcpFastify(endpoint: Endpoint, options: McpFastifyOptions = {}): (fastify: FastifyInstanceLike) => Promise<void> {
   const context = contextOf(options);
   return async (fastify) => {
-    // Scoped to this plugin: the app's other routes keep their parsers.
-    fastify.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    // Scoped to this plugin (the app's other routes keep their parsers): no parser reads the
+    // MCP route's body, so the endpoint reads it itself, under its per-body and process-wide
+    // bounds (limits.maxBodyBytes, maxBodyBytesTotal). A parser would buffer every body first.
+    fastify.removeAllContentTypeParsers();
+    fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     fastify.setErrorHandler((error, _request, reply) => {
       const code = BODY_ERRORS[error.code ?? ''] ?? (error.statusCode === 400 ? 'parse-error' : 'internal-error');
       reply.hijack();

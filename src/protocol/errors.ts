@@ -91,6 +91,8 @@ export const ERRORS = {
   'owner-unavailable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The replica owning this session does not answer and its lease has not lapsed yet; retry shortly', retryable: true },
   'store-regressed': { status: 404, rpc: JsonRpcCode.SessionNotFound, message: 'Session ended: the store went back in time (a failover or restore lost writes it had acknowledged); initialize a new session', retryable: false },
   'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
+  'dependency-missing': { status: 500, rpc: JsonRpcCode.InternalError, message: 'An optional dependency this feature needs is not installed', retryable: false },
+  'store-config-mismatch': { status: 500, rpc: JsonRpcCode.InternalError, message: "The store's configuration (key prefix, lease) disagrees with the running replicas'", retryable: false },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
   'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },
 

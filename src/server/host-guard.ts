@@ -62,7 +62,10 @@ export function checkHostAndOrigin(guard: HostGuardOptions, host: string | null,
     throw new ContinuityError(
       'host-forbidden',
       // The echoed value is cut short: it is attacker input, and the hint must stay readable.
-      `Forbidden: Host ${JSON.stringify(String(host).slice(0, 60))} not allowed (behind a proxy? allow it: serve --allowed-hosts, or hostGuard.allowedHosts)`,
+      // Behind a proxy the fix is to forward the client's Host and allow the public name:
+      // allowing the upstream name the proxy sends instead would let every Host through.
+      `Forbidden: Host ${JSON.stringify(String(host).slice(0, 60))} not allowed (behind a proxy? forward the client's Host, e.g. nginx: proxy_set_header Host $http_host, ` +
+        `and allow the public name: serve --allowed-hosts NAME, or hostGuard.allowedHosts; not the proxy's upstream name)`,
     );
   }
   if (origin !== null && guard.allowedOrigins && !includes(guard.allowedOrigins, origin)) {

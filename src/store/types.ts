@@ -238,5 +238,10 @@ export interface Store {
   readonly shared?: boolean | undefined;
   /** Does this store survive a process restart? (Decides whether sessions are rehydrated.) */
   readonly durable: boolean;
+  /**
+   * The replicas' ownership lease as the store was configured with it (the Redis store's
+   * `?leaseMs=`), which the running replicas agreed on: the endpoint's default `cluster.leaseMs`.
+   */
+  readonly leaseMs?: number | undefined;
   close(): Promise<void>;
 }

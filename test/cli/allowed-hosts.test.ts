@@ -35,5 +35,9 @@ test('the 403 message names the fix', () => {
   } catch (error) {
     assert.match((error as Error).message, /--allowed-hosts/);
     assert.match((error as Error).message, /allowedHosts/);
+    // Not "allow what you see": behind a proxy that is the upstream name, which admits every Host.
+    assert.match((error as Error).message, /forward the client's Host/);
+    assert.match((error as Error).message, /proxy_set_header Host \$http_host/);
+    assert.match((error as Error).message, /not the proxy's upstream name/);
   }
 });

@@ -46,11 +46,9 @@ async function store(spec: Spec): Promise<{ store: Store; cluster?: ClusterOptio
   const s = spec.store ?? 'memory';
   if (isRedisSpec(s)) {
     // A Redis shared by replicas: the ownership protocol runs (leaseMs from the spec).
-    const opened = await openRedisStore(s);
-    if (!spec.retention) return opened;
-    await opened.store.close();
-    const prefix = new URLSearchParams(s.slice(s.indexOf('?') + 1)).get('prefix') ?? undefined;
-    return { store: await redisStore({ url: s.slice(0, s.indexOf('?') < 0 ? undefined : s.indexOf('?')), keyPrefix: prefix, retention: spec.retention }), cluster: opened.cluster };
+    if (!spec.retention) return openRedisStore(s);
+    // redisStore reads the spec's query (prefix, leaseMs) itself.
+    return { store: await redisStore({ url: s, retention: spec.retention }) };
   }
   if (!spec.retention) return { store: openStore(s) };
   if (s === 'memory') return { store: memoryStore({ retention: spec.retention }) };

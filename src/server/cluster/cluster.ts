@@ -253,5 +253,9 @@ export class Cluster {
 export function clusterOf(store: Store, options: ClusterOptions | undefined, onError: (error: Error) => void): Cluster | undefined {
   if (!(store.shared === true || options?.enabled === true)) return undefined;
   if (!store.bus) throw new TypeError(`The ${store.name} store has no bus: replicas cannot reach each other through it`);
-  return new Cluster({ ownership: store.ownership, bus: store.bus, replicaId: options?.replicaId, leaseMs: options?.leaseMs, onError });
+  // The store's lease is the one the running replicas agreed on: a different one here would split them again.
+  if (options?.leaseMs !== undefined && store.leaseMs !== undefined && options.leaseMs !== store.leaseMs) {
+    throw new RangeError(`cluster.leaseMs ${options.leaseMs} disagrees with the store's leaseMs ${store.leaseMs}: give it in one place`);
+  }
+  return new Cluster({ ownership: store.ownership, bus: store.bus, replicaId: options?.replicaId, leaseMs: options?.leaseMs ?? store.leaseMs, onError });
 }

@@ -10,15 +10,32 @@ import { RedisEventLog } from './log.js';
 import { RedisOwnership, RedisSessionStore } from './sessions.js';
 import { WriteFloors } from './floors.js';
 import { resolveRetention } from '../rules.js';
+import { Agreement } from './agreement.js';
+import { MIN_LEASE_MS, parseRedisUrl, redactUrl } from './url.js';
 import type { RetentionOptions, Store } from '../types.js';
 
 export type { RedisClientLike, RedisTarget } from './link.js';
 export { redisServerEventBus, MAX_CHANGE_EVENT_BYTES, type ChangeEvent, type RedisServerEventBus, type RedisServerEventBusOptions } from './event-bus.js';
+export { redactUrl } from './url.js';
 
 /** Options of {@link redisStore}: where Redis is ({@link RedisTarget}), plus these. */
 export interface RedisStoreCommonOptions {
-  /** Prefix of every key and channel (default `'mcpc:'`); replicas of one server must share it. */
+  /**
+   * Prefix of every key and channel (default `'mcpc:'`, or the url's `?prefix=`); replicas of
+   * one server must share it.
+   */
   keyPrefix?: string | undefined;
+  /**
+   * The replicas' ownership lease, ms (or the url's `?leaseMs=`): the endpoint uses it as
+   * `cluster.leaseMs`, and it is compared with the running replicas' when the store opens.
+   */
+  leaseMs?: number | undefined;
+  /**
+   * A name the replicas of one deployment share (or the url's `?deployment=`). Given, the
+   * prefix and lease are compared across every replica of that name, whatever its prefix;
+   * otherwise among the replicas on the same prefix (two prefixes are two deployments).
+   */
+  deployment?: string | undefined;
   /** Per-stream retention; applied inside each append's script. */
   retention?: RetentionOptions | undefined;
   /**
@@ -65,18 +82,45 @@ function positive(name: string, value: number | undefined, fallback: number, all
   return Math.floor(value);
 }
 
-function validate(o: RedisStoreOptions): void {
+/**
+ * The options with the url's query folded in: the url's options and the named ones must
+ * agree (one deployment cannot be told two prefixes), and node-redis gets the bare address.
+ */
+function resolve(o: RedisStoreOptions): RedisStoreOptions {
   if (typeof o !== 'object' || o === null) throw new TypeError('redisStore: options must be an object with url, cluster or client');
+  if (o.url === undefined) return o;
+  if (!/^rediss?:\/\//.test(String(o.url))) throw new TypeError(`redisStore: url must start with redis:// or rediss://, got ${JSON.stringify(redactUrl(String(o.url)))}`);
+  let parsed: ReturnType<typeof parseRedisUrl>;
+  try {
+    parsed = parseRedisUrl(o.url);
+  } catch (error) {
+    throw new TypeError(`redisStore: ${(error as Error).message}`);
+  }
+  const out: RedisStoreOptions = { ...o, url: parsed.address };
+  for (const [name, value] of [['keyPrefix', parsed.options.keyPrefix], ['leaseMs', parsed.options.leaseMs], ['deployment', parsed.options.deployment]] as const) {
+    if (value === undefined) continue;
+    if (o[name] !== undefined && o[name] !== value) {
+      throw new TypeError(`redisStore: ${name} ${JSON.stringify(o[name])} disagrees with the url's ${JSON.stringify(value)}; give it once`);
+    }
+    Object.assign(out, { [name]: value });
+  }
+  return out;
+}
+
+function validate(o: RedisStoreOptions): void {
   const given = [o.url !== undefined, o.cluster !== undefined, o.client !== undefined].filter(Boolean).length;
   if (given !== 1) throw new TypeError('redisStore: give exactly one of url, cluster ({ rootNodes }) or client');
-  if (o.url !== undefined && !/^rediss?:\/\//.test(String(o.url))) {
-    throw new TypeError(`redisStore: url must start with redis:// or rediss://, got ${JSON.stringify(o.url)}`);
-  }
   if (o.cluster !== undefined && !(Array.isArray(o.cluster.rootNodes) && o.cluster.rootNodes.length > 0)) {
     throw new TypeError('redisStore: cluster.rootNodes must be a non-empty array of { url }');
   }
   if (o.keyPrefix !== undefined && (typeof o.keyPrefix !== 'string' || /[{}]/.test(o.keyPrefix))) {
     throw new TypeError('redisStore: keyPrefix must be a string without { or }');
+  }
+  if (o.leaseMs !== undefined && !(Number.isInteger(o.leaseMs) && o.leaseMs >= MIN_LEASE_MS)) {
+    throw new RangeError(`redisStore: leaseMs must be an integer of at least ${MIN_LEASE_MS}, got ${String(o.leaseMs)}`);
+  }
+  if (o.deployment !== undefined && !(typeof o.deployment === 'string' && /^[\w.:-]{1,100}$/.test(o.deployment))) {
+    throw new TypeError(`redisStore: deployment must be 1-100 letters, digits, '.', ':', '_' or '-', got ${JSON.stringify(o.deployment)}`);
   }
 }
 
@@ -89,11 +133,12 @@ function validate(o: RedisStoreOptions): void {
  * @example
  * ```ts
  * import { redisStore } from 'mcp-continuity/stores/redis';
- * const store = await redisStore({ url: 'redis://127.0.0.1:6379' });
+ * const store = await redisStore({ url: 'redis://127.0.0.1:6379?prefix=app1:&leaseMs=3000' });
  * // Redis Cluster: await redisStore({ cluster: { rootNodes: [{ url: 'redis://10.0.0.1:7000' }] } });
  * ```
  */
-export async function redisStore(options: RedisStoreOptions): Promise<Store> {
+export async function redisStore(given: RedisStoreOptions): Promise<Store> {
+  const options = resolve(given);
   validate(options);
   const retention = resolveRetention(options.retention);
   const ttlMs = positive('sessionTtlMs', options.sessionTtlMs, DAY, true);
@@ -128,6 +173,14 @@ export async function redisStore(options: RedisStoreOptions): Promise<Store> {
       throw new ContinuityError('store-unavailable', `Only ${acked} of ${waitReplicas} Redis replicas acknowledged the write within ${waitTimeoutMs} ms`);
     }
   };
+  let agreement: Agreement;
+  try {
+    const registry = options.deployment === undefined ? `${keys.prefix}replicas` : `mcpc-deployment:{${options.deployment}}`;
+    agreement = await Agreement.join(link, registry, { prefix: keys.prefix, leaseMs: options.leaseMs ?? null }, options.onError ?? (() => {}));
+  } catch (error) {
+    await link.close();
+    throw error;
+  }
   return {
     name: 'redis',
     durable: true,
@@ -136,6 +189,10 @@ export async function redisStore(options: RedisStoreOptions): Promise<Store> {
     log: new RedisEventLog({ link, keys, retention, now: options.now ?? Date.now, ttlMs, floors, replicate }),
     ownership: new RedisOwnership(link, keys, ttlMs, floors, onError),
     bus: new RedisBus(link, keys),
-    close: () => link.close(),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    close: async () => {
+      await agreement.leave();
+      await link.close();
+    },
   };
 }

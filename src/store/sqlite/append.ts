@@ -18,7 +18,7 @@
  * cut lands in is decoded. Rows partly below the low watermark stay until all of their
  * events are trimmed.
  */
-import Database from 'better-sqlite3';
+import { isSqliteError } from './driver.js';
 import { ContinuityError } from '../../protocol/errors.js';
 import type { LocalBus, LocalOwnership } from '../local-cluster.js';
 import { checkContiguous } from '../rules.js';
@@ -90,7 +90,7 @@ export class Appender {
           plan = this.#plan(queue[i] as Queued);
         } catch (error) {
           // A failing database fails the whole transaction; anything else refuses this append.
-          if (error instanceof Database.SqliteError) throw error;
+          if (isSqliteError(error)) throw error;
           refused[i] = error;
           continue;
         }

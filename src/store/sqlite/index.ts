@@ -16,8 +16,8 @@
  * WAL and the checkpoint, not pages. Existing files keep theirs; no migration involved.
  */
 import { realpathSync } from 'node:fs';
-import Database from 'better-sqlite3';
-import { ContinuityError } from '../../protocol/errors.js';
+import { isSqliteError, openDatabase } from './driver.js';
+import { ContinuityError, isContinuityError } from '../../protocol/errors.js';
 import { LocalBus, LocalOwnership } from '../local-cluster.js';
 import { resolveRetention } from '../rules.js';
 import { Appender } from './append.js';
@@ -241,7 +241,7 @@ class SqliteSessionStore implements SessionStore {
 }
 
 function isDuplicateKey(err: unknown): boolean {
-  return err instanceof Database.SqliteError && (err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err.code === 'SQLITE_CONSTRAINT_UNIQUE');
+  return isSqliteError(err) && (err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err.code === 'SQLITE_CONSTRAINT_UNIQUE');
 }
 
 /** A JS `limit` as SQL `LIMIT`: 0 for "nothing", -1 for "no limit" (SQLite treats any negative as that). */
@@ -306,11 +306,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const memory = path === ':memory:';
   let db: Db;
   try {
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    db = openDatabase(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (err) {
     const runtime = otherRuntime();
     // There the driver itself cannot load: the path is not what is wrong.
     if (runtime !== undefined) throw new Error(`sqliteStore: better-sqlite3 does not load on ${runtime} (${(err as Error).message.split('\n')[0]}); on ${runtime} use memoryStore or redisStore, or serve from Node for SQLite`, { cause: err });
+    // A missing better-sqlite3 is not about this path: its one line says how to install it.
+    if (isContinuityError(err, 'dependency-missing')) throw err;
     throw new Error(`sqliteStore: cannot open ${path}: ${(err as Error).message}`, { cause: err });
   }
   let c: Connection;

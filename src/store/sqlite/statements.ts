@@ -2,7 +2,7 @@
  * The SQLite store's prepared statements and its connection wrapper (failures mapped to
  * `store-unavailable`): the SQL side of `sqlite.ts`.
  */
-import Database from 'better-sqlite3';
+import { isSqliteError } from './driver.js';
 // The statements' types live in this namespace; naming it lets their declarations be emitted.
 import type BetterSqlite3 from 'better-sqlite3';
 import { ContinuityError } from '../../protocol/errors.js';
@@ -150,7 +150,7 @@ export class Connection {
     try {
       return fn(this.st);
     } catch (err) {
-      if (err instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN)/.test(err.code)) {
+      if (isSqliteError(err) && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|READONLY|CANTOPEN)/.test(err.code)) {
         throw new ContinuityError('store-unavailable', `SQLite store unavailable: ${err.message}`, { sqlite: err.code }, { cause: err });
       }
       throw err;
