@@ -166,7 +166,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const observer = new ServerObserver(cluster?.replicaId ?? options.cluster?.replicaId ?? `r-${randomToken(9)}`, options);
   if (cluster) cluster.onTakeover = (session, token) => observer.takeover(session, token);
   const placement = new Placement(
-    { store, limits, server: options.server, cluster, keepAliveMs, now, onError, observer },
+    { store, limits, server: options.server, cluster, keepAliveMs, rebuildable: options.rebuildable ?? true, now, onError, observer },
     { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs, jsonResponse, now, onError },
   );
   const init = { placement, server: options.server, newSessionId: options.sessionId ?? (() => randomToken(24)), now, onError };

@@ -36,6 +36,8 @@ export interface PlacementOptions {
   readonly keepAliveMs: number;
   /** Counts rebuilds and passivations, and calls their hooks. */
   readonly observer?: ServerObserver | undefined;
+  /** Sessions can be rebuilt (`EndpointOptions.rebuildable`). */
+  readonly rebuildable: boolean;
   now(): number;
   onError(error: Error): void;
 }
@@ -83,7 +85,7 @@ export class Placement {
       cluster.serve = (message) => serveCarried(owner, message);
     }
     const { limits } = options;
-    this.#passivates = options.store.durable || cluster !== undefined;
+    this.#passivates = (options.store.durable || cluster !== undefined) && options.rebuildable;
     const every = Math.min(limits.sessionIdleMs / 2, this.#passivates ? limits.passivateAfterMs / 2 : Infinity, 60_000);
     this.#sweep = setInterval(() => this.#expire(), every);
     this.#sweep.unref?.();
@@ -269,9 +271,11 @@ export class Placement {
     this.#admit();
     const session = new Session(record, this.deps, fence);
     try {
-      await session.rehydrate(await this.#options.server({ sessionId: id, rehydrating: true }));
+      // Declared unrebuildable: ended here, and said so (404 with its reason), never continued without its state.
+      if (!this.#options.rebuildable) throw new ContinuityError('session-not-rebuildable');
+      await session.rehydrate(await this.#options.server(session.lasting.context(true)));
     } catch (error) {
-      if (error instanceof ContinuityError && error.code === 'session-superseded') await session.terminate().catch(onError);
+      if (error instanceof ContinuityError && (error.code === 'session-superseded' || error.code === 'session-not-rebuildable')) await session.terminate().catch(onError);
       else await session.shutdown().catch(onError);
       throw error;
     }
