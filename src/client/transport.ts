@@ -20,7 +20,7 @@ import { OrderedDelivery } from './delivery.js';
 import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
-import { namesSession, refusalError, sessionGone } from './refusal.js';
+import { goneError, namesSession, refusalError, sessionGone } from './refusal.js';
 import { jsonAnswer, notAnAnswer } from './post-answer.js';
 import { readCheckpoint } from './restore.js';
 import { corsRefusal } from './cors.js';
@@ -283,10 +283,11 @@ export class ContinuityClientTransport implements InboundHost {
     const rejection = response.status === 400 && session !== undefined && !initializing ? await response.text().catch(() => '') : undefined;
     if ((response.status === 404 || (rejection !== undefined && namesSession(400, rejection))) && session !== undefined && !initializing) {
       // The server says it does not know the session: nothing of this POST ran, so it
-      // is safe to send again — after a new session is set up.
-      await response.body?.cancel().catch(() => {});
-      if (!mayRecover) throw new ContinuityError('session-not-found');
-      await this.#recover(new ContinuityError('session-not-found'), undefined, session);
+      // is safe to send again — after a new session is set up. Its reason (a session that
+      // could not be rebuilt, say) is what the application is told.
+      const gone = goneError(response.status === 404 ? await response.text().catch(() => '') : '');
+      if (!mayRecover) throw gone;
+      await this.#recover(gone, undefined, session);
       await this.#post(message, false);
       return false;
     }
