@@ -109,6 +109,11 @@ export class Session implements StreamHost, TransportOwner {
     return false;
   }
 
+  /** Nothing in flight: no request unanswered, no request stream still writing (a drain lets such a session go). */
+  get idle(): boolean {
+    return this.#requests.size === 0 && this.#streams.size === 0;
+  }
+
   /** Opens the standalone stream and connects the SDK server. */
   async start(server: SdkServerLike, initialize: JsonRpcRequest): Promise<void> {
     this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
