@@ -24,6 +24,7 @@ import { goneError, namesSession, refusalError, sessionGone } from './refusal.js
 import { jsonAnswer, notAnAnswer } from './post-answer.js';
 import { readCheckpoint } from './restore.js';
 import { corsRefusal } from './cors.js';
+import { Outage, rideThrough } from './ride-through.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
@@ -164,7 +165,19 @@ export class ContinuityClientTransport implements InboundHost {
     const id = this.#sessionId;
     if (id === undefined) return;
     this.observer.sessionEnded(this.#protocolVersion);
-    const response = await this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}) });
+    const signal = this.#closing.signal;
+    let response: Response;
+    try {
+      response = await rideThrough(() => this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}), signal }), { reconnect: this.reconnect, signal, outage: this.outage, stopped: () => this.#closed });
+    } catch (error) {
+      if (error instanceof ContinuityError) throw error;
+      throw new ContinuityError('stream-lost', `DELETE failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
+    }
+    // 404: already gone; 405: the server does not let clients end sessions (the spec allows it).
+    if (!response.ok && response.status !== 404 && response.status !== 405) {
+      const text = await response.text().catch(() => '');
+      throw refusalError(response.status, text, () => new ContinuityError('response-invalid', `DELETE answered HTTP ${response.status}`));
+    }
     await response.body?.cancel();
     this.#forgetSession();
     await this.#checkpoints.clear();
@@ -231,6 +244,9 @@ export class ContinuityClientTransport implements InboundHost {
     this.onerror?.(error);
   }
 
+  /** Connection failures, reported once per outage. */
+  readonly outage = new Outage((error) => this.report(error));
+
   async #post(message: JsonRpcMessage, mayRecover: boolean): Promise<void> {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
@@ -251,19 +267,20 @@ export class ContinuityClientTransport implements InboundHost {
     let response: Response;
     let failedByRecovery = false;
     try {
-      response = await this.#fetch(this.url, {
+      // Sent again only while it provably never reached a server, or was refused unaccepted (./ride-through.ts).
+      response = await rideThrough(() => this.#fetch(this.url, {
         method: 'POST',
         headers: this.headers({ [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' }),
         body: JSON.stringify(message),
         // Not the session's signal: a POST outlives a recovery that finds the session gone,
         // so that its own 404 can tell it ran nowhere and it may be sent again.
         signal,
-      });
+      }), { reconnect: this.reconnect, signal, outage: this.outage, stopped: () => this.#closed || (posting !== undefined && !this.#posting.owns(posting)) });
     } catch (error) {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
       if (posting && !this.#posting.owns(posting)) return false;
-      if (this.#closed) throw error;
+      if (this.#closed || error instanceof ContinuityError) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
       throw (await corsRefusal(this.url, error, this.#fetch))

@@ -66,6 +66,7 @@ export const ERRORS = {
   'chain-mismatch': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event content does not continue the hash chain', retryable: false },
   'foreign-stream': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event belongs to another stream, epoch or ID scheme', retryable: false },
   undetectable: { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Continuity cannot be proven: event IDs carry no verifiable position', retryable: false },
+  'server-unreachable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The server could not be reached: the request was never written (connection refused); it may be sent again', retryable: true },
   'stream-lost': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The response stream was lost and cannot be resumed', retryable: false },
   'cors-refused': { status: 502, rpc: JsonRpcCode.ServerError, message: "The browser refused the cross-origin request: the server's CORS settings do not allow this origin, its methods or headers", retryable: false },
   'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },

@@ -28,6 +28,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'session-not-rebuildable': [404, -32001, false],
   'session-state-limit': [400, -32600, false],
   'server-draining': [503, -32000, true],
+  'server-unreachable': [503, -32000, true],
   'cursor-invalid': [400, -32002, false],
   'replay-epoch-mismatch': [409, -32002, false],
   'replay-window-exceeded': [410, -32002, false],
