@@ -9,7 +9,7 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { reconnectDelay, MAX_SERVER_RETRY_MS, type ResolvedReconnect } from './backoff.js';
 import { sleep } from './abort.js';
-import { refusalReason } from './refusal.js';
+import { refusalError, refusalReason } from './refusal.js';
 
 /** Connection errors that happen before a byte of the request is written. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -94,4 +94,21 @@ export async function rideThrough(attempt: () => Promise<Response>, options: Rid
     if (last || reason === undefined || !NOT_ACCEPTED.has(reason)) return again;
     await sleep(reconnectDelay(reconnect, n, wait), signal, () => new ContinuityError('server-unreachable', 'Transport closed while waiting to retry'));
   }
+}
+
+/** `DELETE` of the session, riding through like any request; every failure typed. */
+export async function endSession(attempt: () => Promise<Response>, options: RideOptions): Promise<void> {
+  let response: Response;
+  try {
+    response = await rideThrough(attempt, options);
+  } catch (error) {
+    if (error instanceof ContinuityError) throw error;
+    throw new ContinuityError('stream-lost', `DELETE failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
+  }
+  // 404: already gone; 405: the server does not let clients end sessions (the spec allows it).
+  if (!response.ok && response.status !== 404 && response.status !== 405) {
+    const text = await response.text().catch(() => '');
+    throw refusalError(response.status, text, () => new ContinuityError('response-invalid', `DELETE answered HTTP ${response.status}`));
+  }
+  await response.body?.cancel();
 }

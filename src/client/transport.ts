@@ -24,7 +24,7 @@ import { goneError, namesSession, refusalError, sessionGone } from './refusal.js
 import { jsonAnswer, notAnAnswer } from './post-answer.js';
 import { readCheckpoint } from './restore.js';
 import { corsRefusal } from './cors.js';
-import { Outage, rideThrough } from './ride-through.js';
+import { Outage, endSession, rideThrough } from './ride-through.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
@@ -166,19 +166,7 @@ export class ContinuityClientTransport implements InboundHost {
     if (id === undefined) return;
     this.observer.sessionEnded(this.#protocolVersion);
     const signal = this.#closing.signal;
-    let response: Response;
-    try {
-      response = await rideThrough(() => this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}), signal }), { reconnect: this.reconnect, signal, outage: this.outage, stopped: () => this.#closed });
-    } catch (error) {
-      if (error instanceof ContinuityError) throw error;
-      throw new ContinuityError('stream-lost', `DELETE failed before an answer: ${(error as Error).message}`, undefined, { cause: error });
-    }
-    // 404: already gone; 405: the server does not let clients end sessions (the spec allows it).
-    if (!response.ok && response.status !== 404 && response.status !== 405) {
-      const text = await response.text().catch(() => '');
-      throw refusalError(response.status, text, () => new ContinuityError('response-invalid', `DELETE answered HTTP ${response.status}`));
-    }
-    await response.body?.cancel();
+    await endSession(() => this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}), signal }), { reconnect: this.reconnect, signal, outage: this.outage, stopped: () => this.#closed });
     this.#forgetSession();
     await this.#checkpoints.clear();
   }
