@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { createExampleServer } from '../example/index.js';
 import { listen } from '../node/listen.js';
-import { createEndpoint } from '../server/endpoint.js';
+import { DEFAULT_DRAIN_MS, createEndpoint } from '../server/endpoint.js';
 import { memoryStore } from '../store/memory/index.js';
 import { sqliteStore } from '../store/sqlite/index.js';
 import type { Store } from '../store/types.js';
@@ -67,11 +67,14 @@ export async function serve(argv: string[]): Promise<void> {
       metrics: { type: 'string' },
       'log-format': { type: 'string', default: 'text' },
       'unready-ms': { type: 'string', default: '0' },
+      'drain-ms': { type: 'string', default: String(DEFAULT_DRAIN_MS) },
     },
     strict: true,
   });
   // Number('') is 0: without this an empty --port would silently pick a random port.
   if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
+  if (!/^\d{1,7}$/.test(values['drain-ms'])) throw new UsageError(`--drain-ms must be an integer number of milliseconds, got ${JSON.stringify(values['drain-ms'])}`, 'serve');
+  const drainMs = Number(values['drain-ms']);
   const allowedHosts = values['allowed-hosts'].split(',').map((h) => h.trim()).filter((h) => h !== '');
   if (allowedHosts.some((h) => /[\s/@]/.test(h))) throw new UsageError(`--allowed-hosts takes host names or host:port, comma-separated; got ${JSON.stringify(values['allowed-hosts'])}`, 'serve');
   const format = values['log-format'] as LogFormat;
@@ -136,15 +139,17 @@ export async function serve(argv: string[]): Promise<void> {
   // The store is named without its password.
   if (format === 'json') log.log({ level: 'info', event: 'listening', url: listener.url.href, store: redactUrl(values.store), metrics: ops?.url.href }, true);
   else console.log(values.quiet ? listener.url.href : banner(listener.url.href, redactUrl(values.store), endpoint.replicaId, ops?.url.href));
-  const stop = async (): Promise<void> => {
+  // SIGTERM (Kubernetes, systemd, every PaaS) drains: calls in flight finish within the
+  // window, idle sessions go to the other replicas at once. SIGINT (a terminal) stops now.
+  const stop = async (drain: number): Promise<void> => {
     if (leaving) return;
     leaving = true;
     if (unreadyMs > 0) await new Promise((resolve) => setTimeout(resolve, unreadyMs));
-    await listener.close();
+    await listener.close({ drainMs: drain });
     await ops?.close();
     await store.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop(0));
+  process.once('SIGTERM', () => void stop(drainMs));
 }

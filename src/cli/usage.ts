@@ -40,7 +40,7 @@ Options:
   --version, -v  print the version`;
 
 export const SERVE_USAGE = `Usage: mcp-continuity serve [--port N] [--host H] [--path P] [--store S]
-                            [--allowed-hosts LIST] [--json] [--websocket] [--quiet]
+                            [--allowed-hosts LIST] [--drain-ms N] [--json] [--websocket] [--quiet]
                             [--metrics [HOST:]PORT] [--log-format text|json] [--unready-ms N]
 
 Starts the example MCP server (tools, resources, prompts; the tool "emit" streams
@@ -56,6 +56,9 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
                         see docs/clusters.md)
   --allowed-hosts LIST  more Host values to accept, comma-separated (name or name:port):
                         what a proxy or port-forward in front of a loopback server sends
+  --drain-ms N          on SIGTERM, calls in flight get this long to finish while idle
+                        sessions move to other replicas at once (default 20000, which fits
+                        Kubernetes' 30 s grace period); SIGINT stops at once
   --json                answer POSTs with JSON instead of SSE
   --websocket           offer the SSE→WebSocket upgrade to clients that ask for it
   --quiet               print only the URL (and errors)

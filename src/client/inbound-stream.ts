@@ -4,6 +4,7 @@
  * dropped connection is resumed with `Last-Event-ID` — honouring `retry:`, else backing
  * off with jitter — until the stream is done. A divergence is thrown, never swallowed.
  */
+import type { Outage } from './ride-through.js';
 import { ContinuityError, ERRORS, isContinuityError, isErrorCode } from '../protocol/errors.js';
 import { Header, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
@@ -41,6 +42,8 @@ export interface InboundHost {
   report(error: Error): void;
   /** Counts reconnections (and calls the application's `onReconnect`). */
   readonly observer: ClientObserver;
+  /** Connection failures go here: one report per outage, not per attempt. */
+  readonly outage: Outage;
 }
 
 /** Raised when a stream cannot continue for a reason that is not a divergence. */
@@ -168,9 +171,10 @@ export class InboundStream {
       this.#releaseRequest();
       if (this.kind === 'standalone') host.standaloneAnswered(undefined);
       if (this.#signal.aborted) throw new StreamEnded('closed', 'Transport closed');
-      host.report(error instanceof Error ? error : new Error(String(error)));
+      host.outage.failed(error);
       return undefined;
     }
+    host.outage.reached();
     if (this.kind === 'standalone') host.standaloneAnswered(response);
     if (this.kind === 'standalone' && response.status === 405) {
       await response.body?.cancel();

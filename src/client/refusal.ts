@@ -36,9 +36,15 @@ export function namesSession(status: number, text: string): boolean {
   return /session/i.test(message) && /\b(no valid|invalid|unknown|not found|expired|missing|required)\b/i.test(message);
 }
 
+/** The typed error of a 404 for the session: its own reason when it gives one of ours (`session-not-rebuildable`). */
+export function goneError(text: string): ContinuityError {
+  const reason = refusalReason(text);
+  return new ContinuityError(reason === 'session-not-rebuildable' ? reason : 'session-not-found');
+}
+
 /** Does `error` say the server no longer knows the session (so it ran nothing of it)? */
 export function sessionGone(error: ContinuityError): boolean {
   // store-regressed: the server ended the session because its store lost writes.
-  if (error.code === 'session-not-found' || error.code === 'store-regressed') return true;
+  if (error.code === 'session-not-found' || error.code === 'store-regressed' || error.code === 'session-not-rebuildable') return true;
   return error.code === 'session-invalid' && error.detail?.status === 404;
 }

@@ -20,10 +20,11 @@ import { OrderedDelivery } from './delivery.js';
 import { InFlightPosts, type Posting } from './in-flight.js';
 import { initializeSession, type InitializedSession } from './initialize.js';
 import { StreamPositions } from './positions.js';
-import { namesSession, refusalError, sessionGone } from './refusal.js';
+import { goneError, namesSession, refusalError, sessionGone } from './refusal.js';
 import { jsonAnswer, notAnAnswer } from './post-answer.js';
 import { readCheckpoint } from './restore.js';
 import { corsRefusal } from './cors.js';
+import { Outage, endSession, rideThrough } from './ride-through.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientUpgrade } from './upgrade.js';
 import type { StreamCheckpoint } from './verifier.js';
@@ -164,8 +165,8 @@ export class ContinuityClientTransport implements InboundHost {
     const id = this.#sessionId;
     if (id === undefined) return;
     this.observer.sessionEnded(this.#protocolVersion);
-    const response = await this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}) });
-    await response.body?.cancel();
+    const signal = this.#closing.signal;
+    await endSession(() => this.#fetch(this.url, { method: 'DELETE', headers: this.headers({}), signal }), { reconnect: this.reconnect, signal, outage: this.outage, stopped: () => this.#closed });
     this.#forgetSession();
     await this.#checkpoints.clear();
   }
@@ -231,6 +232,9 @@ export class ContinuityClientTransport implements InboundHost {
     this.onerror?.(error);
   }
 
+  /** Connection failures, reported once per outage. */
+  readonly outage = new Outage((error) => this.report(error));
+
   async #post(message: JsonRpcMessage, mayRecover: boolean): Promise<void> {
     const session = this.#sessionId;
     const initializing = 'method' in message && message.method === 'initialize';
@@ -251,19 +255,20 @@ export class ContinuityClientTransport implements InboundHost {
     let response: Response;
     let failedByRecovery = false;
     try {
-      response = await this.#fetch(this.url, {
+      // Sent again only while it provably never reached a server, or was refused unaccepted (./ride-through.ts).
+      response = await rideThrough(() => this.#fetch(this.url, {
         method: 'POST',
         headers: this.headers({ [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' }),
         body: JSON.stringify(message),
         // Not the session's signal: a POST outlives a recovery that finds the session gone,
         // so that its own 404 can tell it ran nowhere and it may be sent again.
         signal,
-      });
+      }), { reconnect: this.reconnect, signal, outage: this.outage, stopped: () => this.#closed || (posting !== undefined && !this.#posting.owns(posting)) });
     } catch (error) {
       // A recovery failed this request with its typed error and aborted the POST: the
       // SDK already has its answer, so the abort is not a second one.
       if (posting && !this.#posting.owns(posting)) return false;
-      if (this.#closed) throw error;
+      if (this.#closed || error instanceof ContinuityError) throw error;
       // The connection failed before any answer: whether the server ran it is unknown,
       // so it is not sent again; the caller gets a typed error to decide.
       throw (await corsRefusal(this.url, error, this.#fetch))
@@ -283,10 +288,11 @@ export class ContinuityClientTransport implements InboundHost {
     const rejection = response.status === 400 && session !== undefined && !initializing ? await response.text().catch(() => '') : undefined;
     if ((response.status === 404 || (rejection !== undefined && namesSession(400, rejection))) && session !== undefined && !initializing) {
       // The server says it does not know the session: nothing of this POST ran, so it
-      // is safe to send again — after a new session is set up.
-      await response.body?.cancel().catch(() => {});
-      if (!mayRecover) throw new ContinuityError('session-not-found');
-      await this.#recover(new ContinuityError('session-not-found'), undefined, session);
+      // is safe to send again — after a new session is set up. Its reason (a session that
+      // could not be rebuilt, say) is what the application is told.
+      const gone = goneError(response.status === 404 ? await response.text().catch(() => '') : '');
+      if (!mayRecover) throw gone;
+      await this.#recover(gone, undefined, session);
       await this.#post(message, false);
       return false;
     }

@@ -33,8 +33,11 @@ export interface Listener {
   readonly port: number;
   /** `http://host:port/path` */
   readonly url: URL;
-  /** Stops listening and closes the endpoint's live connections. */
-  close(): Promise<void>;
+  /**
+   * Stops listening and closes the endpoint's live connections. With `drainMs`, the
+   * endpoint drains first (see `Endpoint.close`) while this keeps serving its requests.
+   */
+  close(options?: { drainMs?: number | undefined }): Promise<void>;
 }
 
 /**
@@ -87,8 +90,8 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
     server,
     port,
     url: new URL(`http://${urlHost}:${port}${path}`),
-    async close() {
-      await endpoint.close();
+    async close(closeOptions) {
+      await endpoint.close(closeOptions);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -42,6 +42,9 @@ export const ERRORS = {
   'duplicate-request-id': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'A request with this id is already in flight', retryable: false },
   'upgrade-pending': { status: 409, rpc: JsonRpcCode.ServerError, message: 'The session is switching to WebSocket; send this over the socket once it is open', retryable: true },
   'upgrade-invalid': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad WebSocket upgrade request', retryable: false },
+  'session-not-rebuildable': { status: 404, rpc: JsonRpcCode.SessionNotFound, message: 'Session ended: it lost its server and this server declares that its sessions cannot be rebuilt; re-initialize', retryable: false },
+  'session-state-limit': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'Too much lasting session state (log level, subscriptions, application state) for this session', retryable: false },
+  'server-draining': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Server draining for a restart: it takes no new sessions; retry shortly', retryable: true },
   'session-superseded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Session superseded by a WebSocket upgrade; start a new session', retryable: false },
 
   // Resumption refusals (docs/design.md, "Resume")
@@ -63,6 +66,7 @@ export const ERRORS = {
   'chain-mismatch': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event content does not continue the hash chain', retryable: false },
   'foreign-stream': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event belongs to another stream, epoch or ID scheme', retryable: false },
   undetectable: { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Continuity cannot be proven: event IDs carry no verifiable position', retryable: false },
+  'server-unreachable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The server could not be reached: the request was never written (connection refused); it may be sent again', retryable: true },
   'stream-lost': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The response stream was lost and cannot be resumed', retryable: false },
   'cors-refused': { status: 502, rpc: JsonRpcCode.ServerError, message: "The browser refused the cross-origin request: the server's CORS settings do not allow this origin, its methods or headers", retryable: false },
   'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },

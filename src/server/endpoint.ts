@@ -33,8 +33,16 @@ export type { UpgradeDecision } from './upgrade/gate.js';
 export interface Endpoint {
   /** Answers one HTTP request. Never throws: failures become refusals from the error table. */
   handle(request: Request, context?: HandleContext): Promise<Response>;
-  /** Stops accepting requests and closes live sessions' connections. Durable stores keep their sessions. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting requests and closes live sessions' connections. Durable stores keep their sessions.
+   *
+   * With `drainMs`, a graceful stop first (a deploy): no new session is taken here (503
+   * `server-draining`, retryable), idle sessions are let go at once (in a cluster their
+   * leases are released, so another replica takes each on its next request), calls in
+   * flight have up to `drainMs` to finish, and their sessions are let go as they do; then
+   * whatever is left is abandoned. See {@link DEFAULT_DRAIN_MS}.
+   */
+  close(options?: CloseOptions): Promise<void>;
   /** Live sessions in this process. */
   readonly sessionCount: number;
   /**
@@ -48,8 +56,9 @@ export interface Endpoint {
   /** This replica's ID (the cluster's, or one made for this endpoint): logs and events name it. */
   readonly replicaId: string;
   /**
-   * True once {@link Endpoint.close} has begun: the endpoint takes no new work, and a
-   * readiness probe should take it out of its load balancer.
+   * True once {@link Endpoint.close} has begun (including a drain, `close({ drainMs })`):
+   * the endpoint takes no new sessions, and a readiness probe should take it out of its
+   * load balancer.
    */
   readonly draining: boolean;
   /**
@@ -67,6 +76,19 @@ export interface Endpoint {
 }
 
 export { REQUEST_FAILURE_REPORT_MS } from './report.js';
+
+/** Options of {@link Endpoint.close}. */
+export interface CloseOptions {
+  /** Time for calls in flight to finish before they are abandoned, ms (0: none). */
+  drainMs?: number | undefined;
+}
+
+/**
+ * A drain window that fits Kubernetes' default 30 s grace period with room for a preStop
+ * delay and the process's own exit: 20 s.
+ */
+export const DEFAULT_DRAIN_MS = 20_000;
+
 
 const RETRY_AFTER = { 'retry-after': '1' };
 
@@ -166,7 +188,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const observer = new ServerObserver(cluster?.replicaId ?? options.cluster?.replicaId ?? `r-${randomToken(9)}`, options);
   if (cluster) cluster.onTakeover = (session, token) => observer.takeover(session, token);
   const placement = new Placement(
-    { store, limits, server: options.server, cluster, keepAliveMs, now, onError, observer },
+    { store, limits, server: options.server, cluster, keepAliveMs, rebuildable: options.rebuildable ?? true, now, onError, observer },
     { store, limits, retryMs: options.retryMs ?? 1000, keepAliveMs, jsonResponse, now, onError },
   );
   const init = { placement, server: options.server, newSessionId: options.sessionId ?? (() => randomToken(24)), now, onError };
@@ -175,6 +197,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const reportUnexpected = requestFailureReporter(onError, now);
   let guard: HostGuardOptions | false | undefined = options.hostGuard;
   let closed = false;
+  let closing: Promise<void> | undefined;
   const checkGuard = (request: Request): void => {
     if (closed) throw new ContinuityError('endpoint-closed');
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
@@ -187,7 +210,7 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
     store,
     replicaId: observer.replicaId,
     get draining() {
-      return closed;
+      return closing !== undefined;
     },
     async upgrade(request, context = {}) {
       try {
@@ -226,13 +249,19 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
         return refusal(error, answering.id, error.status === 503 ? RETRY_AFTER : undefined);
       }
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      const started = now();
-      const held = placement.size;
-      await placement.close();
-      observer.drain('completed', held, now() - started);
+    close(closeOptions = {}) {
+      const drainMs = closeOptions.drainMs ?? 0;
+      if (!(drainMs >= 0 && Number.isFinite(drainMs))) return Promise.reject(new RangeError(`drainMs must be a finite number >= 0, got ${String(drainMs)}`));
+      // A second close (a second signal, the listener's own) waits for the first.
+      closing ??= (async () => {
+        const started = now();
+        const held = placement.size;
+        if (drainMs > 0) await placement.drain(drainMs);
+        closed = true;
+        await placement.close();
+        observer.drain('completed', held, now() - started);
+      })();
+      return closing;
     },
   };
   return options.modern === undefined ? endpoint : withModernLeg(endpoint, options.modern, { limits, checkGuard, report: reportUnexpected });

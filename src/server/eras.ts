@@ -13,7 +13,7 @@
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { Header, isSupportedProtocolVersion } from '../protocol/headers.js';
-import type { Endpoint } from './endpoint.js';
+import type { CloseOptions, Endpoint } from './endpoint.js';
 import type { HandleContext } from './session/context.js';
 import { setPreReadBody, type PreRead } from './post-body.js';
 import { readBody, refusal, toRefusal } from './stream/http.js';
@@ -98,12 +98,13 @@ export function withModernLeg(legacy: Endpoint, modern: ModernHandler, shared: E
     }
   }
 
-  function close(): Promise<void> {
+  function close(options?: CloseOptions): Promise<void> {
     closing ??= (async () => {
       try {
         await modern.close?.();
       } finally {
-        await legacy.close();
+        // A drain (`drainMs`) is the sessions' business: the 2025-era leg keeps serving its calls.
+        await legacy.close(options);
       }
     })();
     return closing;

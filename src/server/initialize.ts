@@ -35,7 +35,7 @@ export async function initializeSession(parts: Initializer, message: JsonRpcRequ
   };
   const session = await parts.placement.create(record);
   try {
-    await session.start(await parts.server({ sessionId: id, rehydrating: false }), init);
+    await session.start(await parts.server(session.lasting.context(false)), init);
   } catch (error) {
     await session.terminate().catch(parts.onError);
     throw error;

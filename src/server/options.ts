@@ -18,6 +18,16 @@ export { DEFAULT_LIMITS, resolveLimits, type ResolvedLimits } from './stream/lim
 export interface EndpointOptions extends EndpointHooks {
   /** A fresh official-SDK server per session. */
   server: ServerFactory;
+  /**
+   * Can this server's sessions be rebuilt (after a restart, a passivation, a takeover)?
+   * Default true: a rebuilt session gets its `initialize`, its lasting requests (log level,
+   * resource subscriptions) and its saved application state (`SessionContext.saveState`)
+   * back. `false` declares that the server holds per-session state it cannot restore: such
+   * sessions are never passivated, and one that lost its server is ended and answered 404
+   * `session-not-rebuildable`, so its client re-initializes instead of continuing without
+   * its state. A factory can also refuse one rebuild by throwing that error.
+   */
+  rebuildable?: boolean | undefined;
   /** Where sessions and event logs live (default: a memory store). */
   store?: Store | undefined;
   /** Retention of the default memory store (ignored when `store` is given). */

@@ -20,6 +20,13 @@ export interface SessionRecord {
   principal?: string | undefined;
   readonly createdAt: number;
   lastActiveAt: number;
+  /**
+   * What the session holds beyond its log (opaque to stores, JSON written by the server):
+   * the client requests whose effect lasts for the session (logging level, resource
+   * subscriptions), replayed into a rebuilt server, and the application's own saved state.
+   * Written with the record, so under the same fencing token. Absent until first set.
+   */
+  state?: string | undefined;
 }
 
 /** Kind and owner of a stream, recorded when it is opened. */

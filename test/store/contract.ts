@@ -158,6 +158,18 @@ export function storeContract(name: string, make: StoreFactory): void {
         assert.deepEqual(await store.sessions.get('s\u00e9-1'), r);
       });
 
+      it('the session state round trips through create and put, and a put without it clears it', async () => {
+        const store = await open();
+        const state = JSON.stringify({ v: 1, journal: ['{"method":"logging/setLevel","params":{"level":"error"}}'], app: '\u{1F600}\u0000' });
+        await store.sessions.create(record('s1', { state }));
+        assert.deepEqual(await store.sessions.get('s1'), record('s1', { state }));
+        const next = record('s1', { state: JSON.stringify({ v: 1, journal: [] }), lastActiveAt: T0 + 9_000 });
+        await store.sessions.put(next);
+        assert.deepEqual(await store.sessions.get('s1'), next);
+        await store.sessions.put(record('s1'));
+        assert.equal((await store.sessions.get('s1'))?.state, undefined);
+      });
+
       it('create of an existing id throws and leaves the record unchanged', async () => {
         const store = await open();
         await store.sessions.create(record('s1'));

@@ -184,6 +184,19 @@ export function ownershipContract(open: () => Promise<Store>): void {
       assert.equal((await store.sessions.get('S'))?.epoch, 'by-B');
     });
 
+    it('the session state is written only under the current token', async () => {
+      const store = await open();
+      await store.sessions.create(record('S', { state: '{"journal":["a"]}' }));
+      const a = await store.ownership.acquire('S', 'A', SHORT);
+      await store.sessions.put(record('S', { state: '{"journal":["a","b"]}' }), a.token);
+      await lapsed(store, 'S');
+      const b = await store.ownership.acquire('S', 'B', LONG);
+      await assert.rejects(store.sessions.put(record('S', { state: '{"journal":["by-A"]}' }), a.token), isFenced);
+      assert.equal((await store.sessions.get('S'))?.state, '{"journal":["a","b"]}', 'the old owner wrote nothing');
+      await store.sessions.put(record('S', { state: '{"journal":["by-B"]}' }), b.token);
+      assert.equal((await store.sessions.get('S'))?.state, '{"journal":["by-B"]}');
+    });
+
     it('racing appends from the old and the new owner: only the new owner\'s land', async () => {
       const store = await open();
       const { w, token: old } = await owned(store);

@@ -36,6 +36,8 @@ export interface PlacementOptions {
   readonly keepAliveMs: number;
   /** Counts rebuilds and passivations, and calls their hooks. */
   readonly observer?: ServerObserver | undefined;
+  /** Sessions can be rebuilt (`EndpointOptions.rebuildable`). */
+  readonly rebuildable: boolean;
   now(): number;
   onError(error: Error): void;
 }
@@ -55,6 +57,8 @@ export class Placement {
   readonly #releasing = new Set<Promise<void>>();
   /** Sessions can be dropped from memory and rebuilt from the store. */
   readonly #passivates: boolean;
+  /** Draining (`close({ drainMs })`): no session is created, rebuilt or taken over here. */
+  #draining = false;
   /** Shared by every session of this endpoint; `onEnd` is wired to this placement. */
   readonly deps: SessionDeps;
   /** Readers of sessions other replicas own (clusters only). */
@@ -83,7 +87,7 @@ export class Placement {
       cluster.serve = (message) => serveCarried(owner, message);
     }
     const { limits } = options;
-    this.#passivates = options.store.durable || cluster !== undefined;
+    this.#passivates = (options.store.durable || cluster !== undefined) && options.rebuildable;
     const every = Math.min(limits.sessionIdleMs / 2, this.#passivates ? limits.passivateAfterMs / 2 : Infinity, 60_000);
     this.#sweep = setInterval(() => this.#expire(), every);
     this.#sweep.unref?.();
@@ -167,6 +171,7 @@ export class Placement {
 
   /** Places a session just initialized here: the record is stored first (and claimed in a cluster), then the session is held. */
   async create(record: SessionRecord): Promise<Session> {
+    if (this.#draining) throw new ContinuityError('server-draining');
     this.#admit();
     const { store, cluster } = this.#options;
     await store.sessions.create(record);
@@ -192,6 +197,30 @@ export class Placement {
     await session.shutdown();
   }
 
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * A graceful stop: from now on no session is created, rebuilt or taken over here; idle
+   * sessions are let go at once (in a cluster their leases are released, so another
+   * replica takes each on its next request); a session with calls in flight is let go as
+   * soon as they are answered. Resolves when none is left or `drainMs` passed; then
+   * {@link close} leaves the rest (their calls are answered `request-abandoned` by
+   * whoever rebuilds the session).
+   */
+  async drain(drainMs: number): Promise<void> {
+    this.#draining = true;
+    const { onError } = this.#options;
+    const deadline = Date.now() + drainMs;
+    // Checked every 20 ms rather than hooked into every answer: a drain is rare and short.
+    for (;;) {
+      for (const s of [...this.#sessions.values()]) if (s.idle) void s.shutdown().catch(onError);
+      if (this.#sessions.size === 0 || Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
   /** Leaves every session: durable or shared ones stay in the store for the next process, others end. */
   async close(): Promise<void> {
     clearInterval(this.#sweep);
@@ -213,7 +242,10 @@ export class Placement {
     const { store, limits, keepAliveMs, onError } = this.#options;
     const { id } = record;
     await cluster.ready();
-    const lease = await cluster.claim(id);
+    // While draining, a session owned by another replica is served as usual; a free one is left for the others.
+    const lease = this.#draining ? await cluster.ownership.current(id) : await cluster.claim(id);
+    if (this.#draining && (!lease || lease.owner === cluster.replicaId)) throw new ContinuityError('server-draining');
+    if (!lease) return undefined;
     if (lease.owner === cluster.replicaId) {
       if (await this.#expireIdle(record)) {
         await cluster.let(id, false);
@@ -254,6 +286,7 @@ export class Placement {
 
   /** A session this process does not hold, rebuilt from the store; undefined if unknown. */
   #rehydrate(id: string, fence: number | undefined): Promise<Session | undefined> {
+    if (this.#draining) return Promise.reject(new ContinuityError('server-draining'));
     let pending = this.#rehydrating.get(id);
     if (!pending) {
       pending = this.#rebuild(id, fence).finally(() => this.#rehydrating.delete(id));
@@ -269,9 +302,11 @@ export class Placement {
     this.#admit();
     const session = new Session(record, this.deps, fence);
     try {
-      await session.rehydrate(await this.#options.server({ sessionId: id, rehydrating: true }));
+      // Declared unrebuildable: ended here, and said so (404 with its reason), never continued without its state.
+      if (!this.#options.rebuildable) throw new ContinuityError('session-not-rebuildable');
+      await session.rehydrate(await this.#options.server(session.lasting.context(true)));
     } catch (error) {
-      if (error instanceof ContinuityError && error.code === 'session-superseded') await session.terminate().catch(onError);
+      if (error instanceof ContinuityError && (error.code === 'session-superseded' || error.code === 'session-not-rebuildable')) await session.terminate().catch(onError);
       else await session.shutdown().catch(onError);
       throw error;
     }

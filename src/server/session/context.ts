@@ -8,8 +8,17 @@ export interface SdkServerLike {
 /** Passed to the server factory for each new session. */
 export interface SessionContext {
   readonly sessionId: string;
-  /** `true` when the session is being rebuilt from the store after a restart. */
+  /** `true` when the session is being rebuilt from the store (restart, passivation, takeover). */
   readonly rehydrating: boolean;
+  /** When rebuilding: the application state last saved with {@link saveState}, if any. */
+  readonly state?: string | undefined;
+  /**
+   * Saves the application's own per-session state with the session record, under the
+   * session's fencing token (a replica that lost the session cannot overwrite it); a
+   * rebuilt session's factory gets it back as {@link state}. Resolves once stored. The
+   * state counts towards `limits.maxSessionStateBytes` (`session-state-limit` past it).
+   */
+  saveState(state: string): Promise<void>;
 }
 
 /** Per-request context a host framework may pass to {@link Endpoint.handle}. */

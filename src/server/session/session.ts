@@ -25,6 +25,7 @@ import { SessionReaders, type SseSink } from '../stream/sse-sink.js';
 import { encodeMessage, encodeResponse } from './outgoing.js';
 import { RequestTable, idKey } from './request-table.js';
 import { STANDALONE_STREAM as STANDALONE, StreamNames } from '../stream/names.js';
+import { LastingState } from './lasting.js';
 import type { UpgradeAction, UpgradeInput, UpgradeState } from '../upgrade/state.js';
 import { countFencedWrite, recordSessionEnd } from '../../telemetry/server.js';
 
@@ -65,6 +66,8 @@ export class Session implements StreamHost, TransportOwner {
   readonly #socket = new SessionSocket();
   readonly fence: number | undefined;
   readonly #readers = new SessionReaders();
+  /** Lasting requests and application state, kept with the record to rebuild the session. */
+  readonly lasting: LastingState;
 
   /** `fence`: the fencing token this process holds the session under (clusters). */
   constructor(record: SessionRecord, deps: SessionDeps, fence?: number) {
@@ -75,6 +78,7 @@ export class Session implements StreamHost, TransportOwner {
     this.#names = new StreamNames(deps.limits.maxStreamsPerSession);
     this.#requests = new RequestTable(deps.limits.maxInFlightPerSession);
     this.#persistedActiveAt = record.lastActiveAt;
+    this.lasting = new LastingState(record, deps.limits, (r) => deps.store.sessions.put(r, fence));
   }
 
   // StreamHost
@@ -105,6 +109,11 @@ export class Session implements StreamHost, TransportOwner {
     return false;
   }
 
+  /** Nothing in flight: no request unanswered, no request stream still writing (a drain lets such a session go). */
+  get idle(): boolean {
+    return this.#requests.size === 0 && this.#streams.size === 0;
+  }
+
   /** Opens the standalone stream and connects the SDK server. */
   async start(server: SdkServerLike, initialize: JsonRpcRequest): Promise<void> {
     this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
@@ -130,11 +139,10 @@ export class Session implements StreamHost, TransportOwner {
     this.#names.restore(plan.nextStream, plan.closed);
     this.#server = server;
     await server.connect(this.transport as never);
-    const init = JSON.parse(this.record.initialize) as JsonRpcRequest;
-    const initialized = new Promise<void>((resolve) => this.#swallow.set(idKey(init.id), resolve));
-    this.transport.receive(init, {});
-    await initialized;
+    await this.#internal(JSON.parse(this.record.initialize) as JsonRpcRequest);
     this.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, {});
+    // The same session: what the client set for the session's life goes back in, answers dropped.
+    await this.lasting.replay((request) => this.#internal(request), this.#deps.limits.rebuildTimeoutMs);
     for (const { name, head, unanswered } of plan.open) {
       const stream = OutboundStream.restore(this, name, head, { kind: 'request', requestIds: unanswered });
       this.#streams.set(name, stream);
@@ -161,7 +169,9 @@ export class Session implements StreamHost, TransportOwner {
       return { kind: 'accepted' };
     }
     const keys = requests.map((r) => idKey(r.id));
+    this.lasting.check(requests);
     this.#requests.admit(keys);
+    this.lasting.track(requests, keys);
     if (this.#deps.jsonResponse) {
       const answers = this.#requests.awaitJson(keys, requests.map((r) => r.id), batch);
       for (const m of messages) this.transport.receive(m, extra);
@@ -374,6 +384,7 @@ export class Session implements StreamHost, TransportOwner {
         return swallow();
       }
       if (key === this.#initializeKey) await this.#onInitializeResponse(message);
+      await this.lasting.answered(key, message);
       if (this.#requests.resolveJson(key, message)) {
         if (this.#refused) this.#endRefused();
         return;
@@ -444,6 +455,13 @@ export class Session implements StreamHost, TransportOwner {
       // answer goes out first (ended at once, the client would get an empty 200 stream).
       this.#refused = { stream: undefined };
     }
+  }
+
+  /** Hands `request` to the SDK server; resolves once it answered (the answer is dropped). */
+  #internal(request: JsonRpcRequest): Promise<void> {
+    const answered = new Promise<void>((resolve) => this.#swallow.set(idKey(request.id), resolve));
+    this.transport.receive(request, {});
+    return answered;
   }
 
   #endRefused(): void {

@@ -41,6 +41,15 @@ export interface EndpointLimits {
   passivateAfterMs?: number | undefined;
   /** GET readers (resumes, standalone streams) open at once per session (default 16) → 429 `reader-limit`. */
   maxReadersPerSession?: number | undefined;
+  /**
+   * Lasting requests kept per session to rebuild it (a log level, one per resource
+   * subscription; default 1,000) → 400 `session-state-limit`.
+   */
+  maxSessionStateEntries?: number | undefined;
+  /** Bytes of a session's kept state, lasting requests plus application state (default 256 KiB) → `session-state-limit`. */
+  maxSessionStateBytes?: number | undefined;
+  /** A rebuilt session's replay of its lasting requests may take this long, ms (default 10,000); past it the rebuild fails. */
+  rebuildTimeoutMs?: number | undefined;
 }
 
 export type ResolvedLimits = { readonly [K in keyof EndpointLimits]-?: NonNullable<EndpointLimits[K]> };
@@ -59,6 +68,9 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   replayPageSize: 512,
   passivateAfterMs: 60_000,
   maxReadersPerSession: 16,
+  maxSessionStateEntries: 1_000,
+  maxSessionStateBytes: 256 * 1024,
+  rebuildTimeoutMs: 10_000,
 };
 
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {

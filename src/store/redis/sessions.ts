@@ -87,6 +87,7 @@ function decode(json: string): SessionRecord {
     ...(r.principal === undefined ? {} : { principal: r.principal }),
     createdAt: r.createdAt,
     lastActiveAt: r.lastActiveAt,
+    ...(typeof r.state === 'string' ? { state: r.state } : {}),
   };
 }
 

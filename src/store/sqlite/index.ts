@@ -205,7 +205,7 @@ class SqliteSessionStore implements SessionStore {
     this.#c.use((st) => {
       try {
         st.insertSession.run(record.id, record.epoch, JSON.stringify(record.pastEpochs), record.protocolVersion,
-          record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt);
+          record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt, record.state ?? null);
       } catch (err) {
         if (isDuplicateKey(err)) throw new ContinuityError('store-conflict', 'Session id already exists');
         throw err;
@@ -221,7 +221,7 @@ class SqliteSessionStore implements SessionStore {
   async put(record: SessionRecord, fence?: number): Promise<void> {
     this.#owners.check(record.id, fence);
     this.#c.use((st) => st.updateSession.run(record.epoch, JSON.stringify(record.pastEpochs), record.protocolVersion,
-      record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt, record.id));
+      record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt, record.state ?? null, record.id));
   }
 
   async delete(id: string): Promise<void> {

@@ -10,6 +10,8 @@ export interface SessionRow {
   principal: string | null;
   created_at: number;
   last_active_at: number;
+  /** Absent in files before schema version 4 (read only by the migration test). */
+  state?: string | null;
 }
 
 /** The part of a streams row an append reads. */
@@ -57,5 +59,6 @@ export function toRecord(row: SessionRow): SessionRecord {
     lastActiveAt: row.last_active_at,
   };
   if (row.principal !== null) record.principal = row.principal;
+  if (typeof row.state === 'string') record.state = row.state;
   return record;
 }

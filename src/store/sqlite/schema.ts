@@ -148,6 +148,14 @@ UPDATE streams SET bytes = coalesce(
 DROP TABLE events;
 `;
 
+/*
+ * Version 4.
+ *
+ * sessions.state: the session's lasting protocol state and application state (JSON, see
+ *   SessionRecord.state); NULL until first set, which is also what older rows read as.
+ */
+const V4 = `ALTER TABLE sessions ADD COLUMN state TEXT;`;
+
 /** The version that added process_lock: from it on, a file can be claimed before it is migrated. */
 export const PROCESS_LOCK_VERSION = 2;
 
@@ -156,6 +164,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'sessions, streams and events tables', up: (db) => db.exec(V1) },
   { version: 2, description: 'process_lock: the one process using the file', up: (db) => db.exec(V2) },
   { version: 3, description: 'batches: one row per append instead of one per event', up: (db) => db.exec(V3) },
+  { version: 4, description: 'sessions.state: lasting protocol state and application state', up: (db) => db.exec(V4) },
 ];
 
 /** The schema version this code writes. */

@@ -15,9 +15,9 @@ export type Db = BetterSqlite3.Database;
 
 /** Every statement the store uses, prepared once per store (named, so the declarations can name their types). */
 export interface Statements {
-  insertSession: BetterSqlite3.Statement<[string, string, string, string, string, string | null, number, number]>;
+  insertSession: BetterSqlite3.Statement<[string, string, string, string, string, string | null, number, number, string | null]>;
   getSession: BetterSqlite3.Statement<[string], SessionRow>;
-  updateSession: BetterSqlite3.Statement<[string, string, string, string, string | null, number, number, string]>;
+  updateSession: BetterSqlite3.Statement<[string, string, string, string, string | null, number, number, string | null, string]>;
   deleteSession: BetterSqlite3.Statement<[string]>;
   countSessions: BetterSqlite3.Statement<[], number>;
   idleSessions: BetterSqlite3.Statement<[number, number], string>;
@@ -45,14 +45,14 @@ export interface Statements {
 
 function prepare(db: Db): Statements {
   return {
-    insertSession: db.prepare<[string, string, string, string, string, string | null, number, number]>(
-      `INSERT INTO sessions (id, epoch, past_epochs, protocol_version, initialize, principal, created_at, last_active_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    insertSession: db.prepare<[string, string, string, string, string, string | null, number, number, string | null]>(
+      `INSERT INTO sessions (id, epoch, past_epochs, protocol_version, initialize, principal, created_at, last_active_at, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     getSession: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
-    updateSession: db.prepare<[string, string, string, string, string | null, number, number, string]>(
+    updateSession: db.prepare<[string, string, string, string, string | null, number, number, string | null, string]>(
       `UPDATE sessions SET epoch = ?, past_epochs = ?, protocol_version = ?, initialize = ?, principal = ?,
-         created_at = ?, last_active_at = ? WHERE id = ?`,
+         created_at = ?, last_active_at = ?, state = ? WHERE id = ?`,
     ),
     deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
     countSessions: db.prepare<[], number>('SELECT count(*) FROM sessions').pluck(),
