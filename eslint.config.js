@@ -14,7 +14,7 @@ export default tseslint.config(
   },
   {
     // The `require` entry points of the package (CommonJS by necessity).
-    files: ['entry/**/*.cjs'],
+    files: ['entry/**/*.cjs', 'test/**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
