@@ -96,7 +96,8 @@ test('against our serve on the memory store: every applicable check passes and t
   const r = await runCli(['probe', server.line.trim(), '--json'], { timeoutMs: 80_000 });
   const report = JSON.parse(r.stdout) as ProbeReport;
   assert.deepEqual(report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id}: ${c.detail}`), []);
-  assert.equal(report.server.era, 'legacy');
+  // serve mounts the 2026-07-28 leg beside its sessions: both eras on one URL.
+  assert.equal(report.server.era, 'dual');
   assert.equal(report.overall.line, 'resumes safely');
   assert.equal(r.code, 0);
 });
