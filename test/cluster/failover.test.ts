@@ -35,7 +35,7 @@ describe('failover: three replicas on Redis', () => {
     spec = `${redis.url}?leaseMs=${LEASE_MS}`;
     replicas.push(...(await Promise.all([0, 1, 2].map(() => startReplica(spec)))));
     proxy = await startRoundRobin(replicas.map((r) => r.url));
-    store = await redisStore({ url: redis.url, connectTimeoutMs: 20_000, commandTimeoutMs: 1000 });
+    store = await redisStore({ url: spec, connectTimeoutMs: 20_000, commandTimeoutMs: 1000 });
   });
   after(async () => {
     await proxy?.close();

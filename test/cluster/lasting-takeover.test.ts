@@ -30,7 +30,7 @@ describe('lasting session state across a takeover (Redis, owner killed)', () => 
     spec = `${redis.url}?leaseMs=${LEASE_MS}`;
     replicas.push(...(await Promise.all([0, 1, 2].map(() => startReplica(spec)))));
     proxy = await startRoundRobin(replicas.map((r) => r.url));
-    store = await redisStore({ url: redis.url });
+    store = await redisStore({ url: spec });
   });
   after(async () => {
     await proxy?.close();
