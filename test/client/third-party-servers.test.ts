@@ -293,6 +293,9 @@ test('4. probe against fastmcp (stateful): a verdict per check, exit 3 (deviatio
       'upgrade-boundary': 'n/a',
       restart: 'n/a',
       replica: 'n/a',
+      // Neither needs more than one server to judge, but both need --restart-cmd, --replica or --tool.
+      semantic: 'n/a',
+      'at-most-once': 'n/a',
     }, r.stdout);
     assert.equal(checks.get('burst-order')?.detail, 'emit with 200 events and no delay, resumed after the first: 201 events: 0 lost, 0 duplicated, 0 reordered');
     assert.equal(checks.get('replay-epoch')?.detail, 'no X-MCP-Replay-Epoch header on the initialize response: a reset log is undetectable');
