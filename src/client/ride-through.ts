@@ -15,7 +15,7 @@ import { refusalError, refusalReason } from './refusal.js';
 const NEVER_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Refusals our server gives before it accepts a request, that a later attempt may pass. */
-const NOT_ACCEPTED = new Set(['store-unavailable', 'server-busy', 'session-limit', 'server-draining', 'endpoint-closed']);
+const NOT_ACCEPTED = new Set(['store-unavailable', 'server-busy', 'session-limit', 'server-draining', 'endpoint-closed', 'owner-unavailable']);
 
 /** Did this `fetch` failure happen before the request was written (so the server never saw it)? */
 export function neverSent(error: unknown): boolean {
