@@ -173,8 +173,9 @@ describe('redis store faults', { skip: !available }, () => {
     await store.log.append('X', 'a', events(1, 5, seed));
     const mine = (await allKeys(server)).filter((k) => k.startsWith(prefix));
     const tagged = mine.filter((k) => k.startsWith(`${prefix}{X}:`));
-    const index = mine.filter((k) => k === `${prefix}idle`);
-    assert.deepEqual(new Set(mine), new Set([...tagged, ...index]), 'only the session\'s tagged keys and the index');
+    // Beside the session: the idle index, and the registry of running replicas (their shared configuration).
+    const index = mine.filter((k) => k === `${prefix}idle` || k === `${prefix}replicas`);
+    assert.deepEqual(new Set(mine), new Set([...tagged, ...index]), 'only the session\'s tagged keys, the index and the replica registry');
     assert.deepEqual(new Set(tagged.map((k) => k.slice(`${prefix}{X}:`.length))), new Set(['rec', 'lease', 'streams', 'h:a', 'e:a', 'h:b']));
 
     // Activity (puts) keeps the whole session alive past its TTL…
