@@ -5,7 +5,8 @@
  */
 import { ContinuityError } from '../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../protocol/jsonrpc.js';
-import { isUpgradeOffer, openSocket, type SocketChannel, type SocketHandlers } from './websocket.js';
+import { openSocket } from '#client-socket';
+import { isUpgradeOffer, type SocketChannel, type SocketHandlers } from './socket-offer.js';
 
 export interface UpgradeHost {
   readonly url: URL;

@@ -9,31 +9,9 @@ import { ContinuityError } from '../protocol/errors.js';
 import { refusalError } from './refusal.js';
 import { UPGRADE_TOKEN_HEADER, WS_SUBPROTOCOL } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { SocketChannel, SocketHandlers, UpgradeOffer } from './socket-offer.js';
 
-/** The offer carried by `notifications/mcp-continuity/upgrade-accepted`. */
-export interface UpgradeOffer {
-  token: string;
-  subprotocol: string;
-  expiresInMs: number;
-}
-
-export function isUpgradeOffer(v: unknown): v is UpgradeOffer {
-  const o = v as Partial<UpgradeOffer> | undefined;
-  return typeof o?.token === 'string' && o.subprotocol === WS_SUBPROTOCOL && typeof o.expiresInMs === 'number';
-}
-
-/** An open upgraded connection. */
-export interface SocketChannel {
-  send(message: JsonRpcMessage): void;
-  close(): void;
-}
-
-export interface SocketHandlers {
-  onMessage(message: JsonRpcMessage): void;
-  /** The socket closed (not by us): the session cannot continue. */
-  onLost(error: ContinuityError): void;
-  onError(error: Error): void;
-}
+export { isUpgradeOffer, type SocketChannel, type SocketHandlers, type UpgradeOffer } from './socket-offer.js';
 
 /** Opens the upgraded socket; rejects with a typed error if the handshake is refused or fails. */
 export function openSocket(url: URL, headers: Headers, offer: UpgradeOffer, handlers: SocketHandlers, maxPayload: number): Promise<SocketChannel> {
