@@ -64,6 +64,8 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'store-fenced': [503, -32000, true],
   'owner-unavailable': [503, -32000, true],
   'store-regressed': [404, -32001, false],
+  'dependency-missing': [500, -32603, false],
+  'store-config-mismatch': [500, -32603, false],
   'store-locked': [500, -32603, false],
   'request-malformed': [400, -32000, false],
   'stream-complete': [500, -32603, false],
