@@ -76,8 +76,12 @@ export async function readSseBounded(body: ReadableStream<Uint8Array>, abort: ()
   });
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let held: string[] = [];
-  let heldLength = 0;
+  const rawDecoder = new TextDecoder();
+  // A line without its end is held here as the bytes that came, not fed nor decoded: the
+  // parser would join and rescan its whole unfinished line on every chunk, and decoded
+  // copies would double what an endless line costs.
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
   const stop = async (ended: Ended): Promise<ReadOutcome> => {
     abort();
     await reader.cancel().catch(() => undefined);
@@ -91,18 +95,18 @@ export async function readSseBounded(body: ReadableStream<Uint8Array>, abort: ()
     const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
     if (next === 'idle') return stop('idle');
     if (next.done) return { events, ended: 'end', raw };
-    const text = decoder.decode(next.value, { stream: true });
-    if (raw.length < spec.rawLimit) raw += text.slice(0, spec.rawLimit - raw.length + 1);
-    // A line without its end is held here in pieces, not fed: the parser would join and
-    // rescan its whole unfinished line on every chunk (a copy of up to maxEventBytes each time).
-    if (!/[\r\n]/.test(text)) {
-      held.push(text);
-      heldLength += text.length;
-      if (heldLength > limits.maxEventBytes) overflow = `an event larger than ${limits.maxEventBytes} bytes`;
+    const chunk = next.value;
+    if (raw.length < spec.rawLimit) raw += rawDecoder.decode(chunk.subarray(0, spec.rawLimit - raw.length + 1), { stream: true });
+    if (chunk.indexOf(10) < 0 && chunk.indexOf(13) < 0) {
+      held.push(chunk);
+      heldBytes += chunk.byteLength;
+      if (heldBytes > limits.maxEventBytes) overflow = `an event larger than ${limits.maxEventBytes} bytes`;
     } else {
-      parser.feed(held.length === 0 ? text : held.join('') + text);
+      let text = '';
+      for (const piece of held) text += decoder.decode(piece, { stream: true });
+      parser.feed(text + decoder.decode(chunk, { stream: true }));
       held = [];
-      heldLength = 0;
+      heldBytes = 0;
     }
     if (overflow !== undefined) return stop('limit');
     if (spec.cutWhen?.(events)) return stop('cut');
