@@ -71,14 +71,28 @@ async function setupSend(url: URL, method: string, headers: Record<string, strin
 
 /** Initializes a session (initialize, then notifications/initialized). */
 export async function openSession(url: URL): Promise<Session> {
-  const res = await setupSend(url, 'POST', { accept: ACCEPT }, {
-    jsonrpc: '2.0', id: nextId++, method: 'initialize',
-    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-  });
+  const res = await setupSend(
+    url,
+    'POST',
+    { accept: ACCEPT },
+    {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    },
+  );
   const id = res.headers['mcp-session-id'];
   const body = await text(res);
   if (res.statusCode !== 200 || typeof id !== 'string') throw new Error(`initialize: ${res.statusCode} ${body.slice(0, 200)}`);
-  const json = body.startsWith('{') ? body : (body.split('\n').filter((l) => l.startsWith('data: ')).at(-1) ?? 'data: {}').slice(6);
+  const json = body.startsWith('{')
+    ? body
+    : (
+        body
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .at(-1) ?? 'data: {}'
+      ).slice(6);
   const protocolVersion = (JSON.parse(json) as { result?: { protocolVersion?: string } }).result?.protocolVersion ?? PROTOCOL;
   const session = { id, protocolVersion };
   const ack = await setupSend(url, 'POST', { accept: ACCEPT, ...headers(session) }, { jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -159,9 +173,17 @@ export async function burst(url: URL, s: Session, count: number, size: number, l
     }
     return data.includes('"result"') || data.includes('"error"');
   };
-  let res = await send(url, 'POST', { accept: ACCEPT, ...headers(s) }, {
-    jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'burst', arguments: { count, size } },
-  });
+  let res = await send(
+    url,
+    'POST',
+    { accept: ACCEPT, ...headers(s) },
+    {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: { name: 'burst', arguments: { count, size } },
+    },
+  );
   if (res.statusCode !== 200) throw new Error(`burst: ${res.statusCode} ${(await text(res)).slice(0, 200)}`);
   while (!(await readEvents(res, onEvent))) {
     if (lastId === '' || ++out.resumes > 1000) throw new Error(`burst: stream ended after ${out.notifications} of ${count}`);
@@ -179,7 +201,13 @@ export async function burst(url: URL, s: Session, count: number, size: number, l
  * server that sends fewer events and keeps the stream open is given `quietMs` of silence,
  * and the time is then taken at its last event.
  */
-export async function replay(url: URL, s: Session, lastEventId: string, expect: number, quietMs = 2_000): Promise<{ events: number; ms: number; status: number; body: string }> {
+export async function replay(
+  url: URL,
+  s: Session,
+  lastEventId: string,
+  expect: number,
+  quietMs = 2_000,
+): Promise<{ events: number; ms: number; status: number; body: string }> {
   const started = performance.now();
   const res = await send(url, 'GET', { accept: 'text/event-stream', ...headers(s, { 'last-event-id': lastEventId }) });
   if (res.statusCode !== 200) {

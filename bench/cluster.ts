@@ -74,7 +74,11 @@ async function closeAll(replicas: Replica[]): Promise<void> {
 async function burst(url: URL): Promise<number> {
   const h = await initialize(url);
   const started = performance.now();
-  const response = await send(url, { body: rpc('tools/call', { name: 'burst', arguments: { count: EVENTS } }), headers: sessionHeaders(h), timeoutMs: 600_000 });
+  const response = await send(url, {
+    body: rpc('tools/call', { name: 'burst', arguments: { count: EVENTS } }),
+    headers: sessionHeaders(h),
+    timeoutMs: 600_000,
+  });
   const seconds = (performance.now() - started) / 1000;
   if (response.events.length < EVENTS) throw new Error(`burst: got ${response.events.length} events`);
   await send(url, { method: 'DELETE', headers: sessionHeaders(h) });
@@ -127,7 +131,10 @@ async function main(): Promise<void> {
   try {
     await latencies(redisOne.listener.url, other.listener.url); // warm-up
     for (let run = 0; run < RUNS; run++) {
-      for (const [into, via] of [[same, redisOne], [cross, other]] as const) {
+      for (const [into, via] of [
+        [same, redisOne],
+        [cross, other],
+      ] as const) {
         const xs = await latencies(redisOne.listener.url, via.listener.url);
         into.p50.push(pct(xs, 50));
         into.p99.push(pct(xs, 99));
@@ -143,8 +150,22 @@ async function main(): Promise<void> {
     ['events/s, SQLite, 1 replica', fmt(median(rates.sqlite)), fmt(Math.min(...rates.sqlite)), fmt(Math.max(...rates.sqlite)), '', ''],
     ['events/s, Redis, 1 replica', fmt(median(rates.redis)), fmt(Math.min(...rates.redis)), fmt(Math.max(...rates.redis)), '', ''],
     ['Redis / SQLite', `${ratio.toFixed(2)}×`, '', '', '≥ 0.5×', ratio >= 0.5 ? 'yes' : 'NO'],
-    ['latency via the owner, ms p50 / p99', `${fmt(median(same.p50))} / ${fmt(median(same.p99))}`, fmt(Math.min(...same.p99)), fmt(Math.max(...same.p99)), '', ''],
-    ['latency across replicas, ms p50 / p99', `${fmt(median(cross.p50))} / ${fmt(median(cross.p99))}`, fmt(Math.min(...cross.p99)), fmt(Math.max(...cross.p99)), 'p99 ≤ 5', median(cross.p99) <= 5 ? 'yes' : 'NO'],
+    [
+      'latency via the owner, ms p50 / p99',
+      `${fmt(median(same.p50))} / ${fmt(median(same.p99))}`,
+      fmt(Math.min(...same.p99)),
+      fmt(Math.max(...same.p99)),
+      '',
+      '',
+    ],
+    [
+      'latency across replicas, ms p50 / p99',
+      `${fmt(median(cross.p50))} / ${fmt(median(cross.p99))}`,
+      fmt(Math.min(...cross.p99)),
+      fmt(Math.max(...cross.p99)),
+      'p99 ≤ 5',
+      median(cross.p99) <= 5 ? 'yes' : 'NO',
+    ],
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   console.log(`Redis store in a cluster: ${EVENTS} events × ${RUNS} runs (~100 B each), ${LATENCY_EVENTS} events 1 ms apart for latency (${values.redis})`);

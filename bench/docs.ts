@@ -9,6 +9,7 @@ import { LABELS } from './workload.js';
 import { fileURLToPath } from 'node:url';
 import { lineChart } from './plot.js';
 import { renderMarkdown, type Results } from './report.js';
+import { LEVERS } from './levers.js';
 
 const root = new URL('../', import.meta.url);
 
@@ -18,12 +19,33 @@ export function writeDocs(results: Results): void {
   // The plots use the 100 B payload at its main burst: the series with the most session counts.
   const burst = results.profile.mainBurst[100];
   const cells = results.throughput.filter((c) => c.payload === 100 && c.burst === burst);
-  writeFileSync(new URL('throughput.svg', dir), lineChart(cells, { title: `Events/s against sessions (100 B, ${burst?.toLocaleString('en-US')} events per round)`, yLabel: 'events/s (median)', logY: true, value: (c) => c.eventsPerSec.median }));
-  writeFileSync(new URL('latency-p99.svg', dir), lineChart(cells, { title: 'Event latency p99 against sessions (100 B)', yLabel: 'p99 latency, ms (median of rounds)', logY: true, value: (c) => c.p99Ms.median }));
+  writeFileSync(
+    new URL('throughput.svg', dir),
+    lineChart(cells, {
+      title: `Events/s against sessions (100 B, ${burst?.toLocaleString('en-US')} events per round)`,
+      yLabel: 'events/s (median)',
+      logY: true,
+      value: (c) => c.eventsPerSec.median,
+    }),
+  );
+  writeFileSync(
+    new URL('latency-p99.svg', dir),
+    lineChart(cells, {
+      title: 'Event latency p99 against sessions (100 B)',
+      yLabel: 'p99 latency, ms (median of rounds)',
+      logY: true,
+      value: (c) => c.p99Ms.median,
+    }),
+  );
   const bigPath = new URL('bench/results/idle-100k.json', root);
   const big = existsSync(bigPath) ? (JSON.parse(readFileSync(bigPath, 'utf8')) as { at: string; idle: IdleResult[] }) : undefined;
   const bigNote = big
-    ? big.idle.map((r) => `At ${r.sessions.toLocaleString('en-US')} idle sessions (${LABELS[r.contender]}, ${r.passivated ? 'passivated' : 'not passivated'}; a separate run, \`npm run bench -- --only idle --idle-100k\`, ${big.at}): ${bytes(r.bytesPerSession)} RSS per session.`).join('\n')
+    ? big.idle
+        .map(
+          (r) =>
+            `At ${r.sessions.toLocaleString('en-US')} idle sessions (${LABELS[r.contender]}, ${r.passivated ? 'passivated' : 'not passivated'}; a separate run, \`npm run bench -- --only idle --idle-100k\`, ${big.at}): ${bytes(r.bytesPerSession)} RSS per session.`,
+        )
+        .join('\n')
     : '';
   const doc = `# Performance
 
@@ -71,6 +93,7 @@ also rewrites this page and its plots (\`node --import tsx bench/docs.ts [result
 ${renderMarkdown(results)}
 ${bigNote}
 
+${LEVERS}
 ## Reading the numbers
 
 - **Live delivery is latency-bounded.** A producer gets at most 32 KiB of appends per stream,

@@ -49,7 +49,11 @@ function benchServer(): McpServer {
 async function burst(url: URL): Promise<number> {
   const h = await initialize(url);
   const started = performance.now();
-  const response = await send(url, { body: rpc('tools/call', { name: 'burst', arguments: { count: EVENTS } }), headers: sessionHeaders(h), timeoutMs: 600_000 });
+  const response = await send(url, {
+    body: rpc('tools/call', { name: 'burst', arguments: { count: EVENTS } }),
+    headers: sessionHeaders(h),
+    timeoutMs: 600_000,
+  });
   const seconds = (performance.now() - started) / 1000;
   if (response.events.length < EVENTS) throw new Error(`burst: got ${response.events.length} events`);
   await send(url, { method: 'DELETE', headers: sessionHeaders(h) });
@@ -83,7 +87,13 @@ async function main(): Promise<void> {
   const opened: Array<{ listener: Listener; store: Store }> = [];
   try {
     await waitFor(async () => (await redisCommand(replica.port, ['INFO', 'replication'])).includes('master_link_status:up'), 'the replica to sync');
-    const cells = [0, 1].map((waitReplicas) => ({ waitReplicas, rates: [] as number[], p50: [] as number[], p99: [] as number[], url: undefined as URL | undefined }));
+    const cells = [0, 1].map((waitReplicas) => ({
+      waitReplicas,
+      rates: [] as number[],
+      p50: [] as number[],
+      p99: [] as number[],
+      url: undefined as URL | undefined,
+    }));
     for (const cell of cells) {
       const store = await redisStore({ url: primary.url, waitReplicas: cell.waitReplicas });
       const listener = await listen(createEndpoint({ server: () => benchServer(), store, keepAliveMs: 0 }), { port: 0 });
@@ -102,12 +112,18 @@ async function main(): Promise<void> {
     }
     const rows = [['waitReplicas', 'events/s (min–max)', 'latency via the owner, ms p50 / p99', 'p99 range']];
     for (const c of cells) {
-      rows.push([String(c.waitReplicas), `${fmt(median(c.rates))} (${fmt(Math.min(...c.rates))}–${fmt(Math.max(...c.rates))})`,
-        `${fmt(median(c.p50))} / ${fmt(median(c.p99))}`, `${fmt(Math.min(...c.p99))}–${fmt(Math.max(...c.p99))}`]);
+      rows.push([
+        String(c.waitReplicas),
+        `${fmt(median(c.rates))} (${fmt(Math.min(...c.rates))}–${fmt(Math.max(...c.rates))})`,
+        `${fmt(median(c.p50))} / ${fmt(median(c.p99))}`,
+        `${fmt(Math.min(...c.p99))}–${fmt(Math.max(...c.p99))}`,
+      ]);
     }
     const [off, on] = cells as [(typeof cells)[0], (typeof cells)[0]];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-    console.log(`Redis durability option: ${EVENTS} events × ${RUNS} runs (~100 B each), ${LATENCY_EVENTS} events 1 ms apart for latency; one primary, one replica, loopback`);
+    console.log(
+      `Redis durability option: ${EVENTS} events × ${RUNS} runs (~100 B each), ${LATENCY_EVENTS} events 1 ms apart for latency; one primary, one replica, loopback`,
+    );
     for (const r of rows) console.log(`| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`);
     console.log(`waitReplicas 1 / 0: ${(median(on.rates) / median(off.rates)).toFixed(2)}× events/s`);
   } finally {

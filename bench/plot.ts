@@ -6,8 +6,13 @@ import type { CellResult } from './throughput.js';
 import { CONTENDERS, LABELS, type Contender } from './workload.js';
 
 const COLORS: Record<Contender, string> = {
-  sdk: '#d62728', 'sdk-store': '#ff7f0e', memory: '#1f77b4', sqlite: '#2ca02c',
-  'bare-event': '#7f7f7f', 'bare-batched': '#bcbd22', ceiling: '#9467bd',
+  sdk: '#d62728',
+  'sdk-store': '#ff7f0e',
+  memory: '#1f77b4',
+  sqlite: '#2ca02c',
+  'bare-event': '#7f7f7f',
+  'bare-batched': '#bcbd22',
+  ceiling: '#9467bd',
 };
 
 export interface Chart {
@@ -36,14 +41,20 @@ function ticks(min: number, max: number, log: boolean): number[] {
 
 /** A chart of `cells` (one payload and burst) against sessions. */
 export function lineChart(cells: readonly CellResult[], chart: Chart): string {
-  const W = 720, H = 400, L = 80, R = 250, T = 40, B = 50;
+  const W = 720,
+    H = 400,
+    L = 80,
+    R = 250,
+    T = 40,
+    B = 50;
   const xs = [...new Set(cells.map((c) => c.sessions))].sort((a, b) => a - b);
   const values = cells.map(chart.value).filter((v) => Number.isFinite(v) && v > 0);
   const yMax = Math.max(...values, 1) * (chart.logY ? 2 : 1.1);
   const yMin = chart.logY ? Math.max(Math.min(...values) / 2, 0.01) : 0;
   const xPos = (s: number): number => {
     if (xs.length < 2) return L + (W - L - R) / 2;
-    const a = Math.log10(xs[0] as number), b = Math.log10(xs[xs.length - 1] as number);
+    const a = Math.log10(xs[0] as number),
+      b = Math.log10(xs[xs.length - 1] as number);
     return L + ((Math.log10(s) - a) / (b - a)) * (W - L - R);
   };
   const yPos = (v: number): number => {

@@ -18,11 +18,18 @@ export interface ServerProcess {
   close(): Promise<void>;
 }
 
-export async function startServer(contender: Contender, options: ServerOptions = {}): Promise<ServerProcess> {
-  const child: ChildProcess = fork(SERVER, [contender, JSON.stringify(options)], {
+/** `script` runs another checkout's server (A/B of two commits, as `./telemetry-ab.ts` does). */
+export async function startServer(contender: Contender, options: ServerOptions = {}, script: string = SERVER): Promise<ServerProcess> {
+  const child: ChildProcess = fork(script, [contender, JSON.stringify(options)], {
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there.
-    execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=8192', ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
-      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      '--max-old-space-size=8192',
+      ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = <T>(type: string): Promise<T> =>

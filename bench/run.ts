@@ -76,7 +76,11 @@ const results: Results = {
   failures: [],
 };
 
-log(`# mcp-continuity bench, profile ${profile.name}, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg().map((x) => x.toFixed(1)).join('/')}`);
+log(
+  `# mcp-continuity bench, profile ${profile.name}, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join('/')}`,
+);
 
 if (want('throughput')) {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-bench-'));
@@ -107,7 +111,9 @@ if (want('replay')) {
   for (const store of ['memory', 'sqlite'] as const) {
     for (const n of sizes) {
       const r = await replayCost(store, n, 20, n === sizes[sizes.length - 1] || n === 100_000);
-      log(`  ${store} ${n}: last 40 ${r.last40Ms.median.toFixed(2)} ms (${r.last40Events} events)${r.fullMs ? `, full ${r.fullMs.median.toFixed(0)} ms` : ''}${r.sqliteBytesPerEvent ? `, ${r.sqliteBytesPerEvent.toFixed(0)} B/event on disk` : ''}`);
+      log(
+        `  ${store} ${n}: last 40 ${r.last40Ms.median.toFixed(2)} ms (${r.last40Events} events)${r.fullMs ? `, full ${r.fullMs.median.toFixed(0)} ms` : ''}${r.sqliteBytesPerEvent ? `, ${r.sqliteBytesPerEvent.toFixed(0)} B/event on disk` : ''}`,
+      );
       results.replay.push(r);
     }
   }
@@ -128,8 +134,16 @@ if (want('refusal')) {
 if (want('idle')) {
   log(`## idle sessions  [${elapsed()}]`);
   const plan: Array<[Parameters<typeof idleCost>[0], number]> = quick
-    ? [['sqlite', 2_000], ['memory', 2_000], ['sdk', 2_000]]
-    : [['sqlite', 20_000], ['memory', 10_000], ['sdk', 10_000]];
+    ? [
+        ['sqlite', 2_000],
+        ['memory', 2_000],
+        ['sdk', 2_000],
+      ]
+    : [
+        ['sqlite', 20_000],
+        ['memory', 10_000],
+        ['sdk', 10_000],
+      ];
   // 100,000 idle sessions take minutes to set up: a separate run (`--idle-100k`), written in the docs.
   if (values['idle-100k'] === true) plan.push(['sqlite', 100_000]);
   for (const [contender, n] of plan) {
@@ -143,8 +157,10 @@ if (want('verify')) {
   log(`## client verification  [${elapsed()}]`);
   for (const payload of [100, 4096]) {
     const r = await verifyOverhead(quick ? 5_000 : 20_000, payload);
-    log(`  ${payload} B: verifier ${r.verifierUsPerEvent.toFixed(2)} µs/event; transport ${r.clientUsPerEvent.toFixed(1)} µs/event (${(r.overhead * 100).toFixed(1)} %), ` +
-      `SDK Client on it ${r.sdkClientUsPerEvent.toFixed(1)} µs/event (${(r.sdkOverhead * 100).toFixed(1)} %)`);
+    log(
+      `  ${payload} B: verifier ${r.verifierUsPerEvent.toFixed(2)} µs/event; transport ${r.clientUsPerEvent.toFixed(1)} µs/event (${(r.overhead * 100).toFixed(1)} %), ` +
+        `SDK Client on it ${r.sdkClientUsPerEvent.toFixed(1)} µs/event (${(r.sdkOverhead * 100).toFixed(1)} %)`,
+    );
     results.verify.push(r);
   }
 }
@@ -153,11 +169,21 @@ if (want('cluster')) {
   // The Redis cluster harness runs in its own process (it needs the shared Redis); its table
   // goes into the results as printed, targets included (MISS lines say "NO").
   log(`## cluster (Redis)  [${elapsed()}]`);
-  const args = ['--import', 'tsx', fileURLToPath(new URL('./cluster.ts', import.meta.url)), ...(quick ? ['--events', '5000', '--runs', '1', '--latency', '500'] : [])];
+  const args = [
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('./cluster.ts', import.meta.url)),
+    ...(quick ? ['--events', '5000', '--runs', '1', '--latency', '500'] : []),
+  ];
   const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 300_000 });
   const table = (run.stdout ?? '').trim();
   if (run.status === 0 && table) {
-    log(table.split('\n').map((l) => `  ${l}`).join('\n'));
+    log(
+      table
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
     const [title = '', head = '', ...rows] = table.split('\n');
     results.extra.push({ title: 'Redis store and replicas', markdown: [head, '|---|---|---|---|---|---|', ...rows, '', title].join('\n') });
   } else {
@@ -170,11 +196,21 @@ if (want('cluster')) {
 if (want('durability')) {
   // The Redis durability option (waitReplicas, WAIT): its own primary and replica, in its own process.
   log(`## durability (Redis waitReplicas)  [${elapsed()}]`);
-  const args = ['--import', 'tsx', fileURLToPath(new URL('./durability.ts', import.meta.url)), ...(quick ? ['--events', '5000', '--runs', '1', '--latency', '500'] : [])];
+  const args = [
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('./durability.ts', import.meta.url)),
+    ...(quick ? ['--events', '5000', '--runs', '1', '--latency', '500'] : []),
+  ];
   const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 300_000 });
   const table = (run.stdout ?? '').trim();
   if (run.status === 0 && table) {
-    log(table.split('\n').map((l) => `  ${l}`).join('\n'));
+    log(
+      table
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
     const [title = '', head = '', ...rows] = table.split('\n');
     results.extra.push({ title: 'Redis durability option', markdown: [head, '|---|---|---|---|', ...rows, '', title].join('\n') });
   } else {

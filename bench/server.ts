@@ -48,27 +48,45 @@ export const hasPassivation = 'passivateAfterMs' in DEFAULT_LIMITS;
 async function start(): Promise<{ url: string; close: () => Promise<void> }> {
   if (contender === 'memory' || contender === 'sqlite') {
     const retention = options.retainEvents ? { maxEvents: options.retainEvents, maxBytes: 1 << 30 } : undefined;
-    const store: Store = contender === 'memory'
-      ? memoryStore(retention ? { retention } : {})
-      : sqliteStore({ path: options.sqlitePath as string, ...(retention ? { retention } : {}) });
+    const store: Store =
+      contender === 'memory'
+        ? memoryStore(retention ? { retention } : {})
+        : sqliteStore({ path: options.sqlitePath as string, ...(retention ? { retention } : {}) });
     const limits: EndpointLimits & Record<string, number> = {};
     if (options.maxSessions) limits.maxSessions = options.maxSessions;
     if (options.passivateAfterMs && hasPassivation) limits.passivateAfterMs = options.passivateAfterMs;
     const modern = options.modern ? (await import('../src/example/modern/index.js')).createExampleHandler() : undefined;
     const endpoint = createEndpoint({ server: () => benchServer(), store, limits, modern, ...(options.upgrade ? { upgrade: { websocket: true } } : {}) });
     const listener = await listen(endpoint, { port: 0 });
-    return { url: listener.url.href, close: async () => { await listener.close(); await store.close(); } };
+    return {
+      url: listener.url.href,
+      close: async () => {
+        await listener.close();
+        await store.close();
+      },
+    };
   }
   const server: Server =
-    contender === 'sdk' ? sdkServer(false)
-    : contender === 'sdk-store' ? sdkServer(true)
-    : contender === 'bare-event' ? bareServer(0)
-    : contender === 'bare-batched' ? bareServer(64 * 1024)
-    : ceilingServer();
+    contender === 'sdk'
+      ? sdkServer(false)
+      : contender === 'sdk-store'
+        ? sdkServer(true)
+        : contender === 'bare-event'
+          ? bareServer(0)
+          : contender === 'bare-batched'
+            ? bareServer(64 * 1024)
+            : ceilingServer();
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 const eld = monitorEventLoopDelay({ resolution: 1 });

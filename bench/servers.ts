@@ -75,7 +75,13 @@ export function bareServer(batchBytes: number): Server {
       const body = (await readBody(req)) as { id?: number; method?: string; params?: { arguments?: { count: number; size: number } } };
       if (body.method === 'initialize') {
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': `bare${++sessions}` });
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'bare', version: '1' } } }));
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: body.id,
+            result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'bare', version: '1' } },
+          }),
+        );
       }
       if (body.id === undefined) return void res.writeHead(202).end();
       const { count, size } = body.params?.arguments ?? { count: 0, size: 100 };

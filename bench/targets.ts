@@ -7,9 +7,10 @@ import type { Results, TargetLine } from './results.js';
 import type { CellResult } from './throughput.js';
 import type { Contender } from './workload.js';
 
-
 function cell(results: Results, contender: Contender, payload: number, sessions: number): CellResult | undefined {
-  return results.throughput.find((c) => c.contender === contender && c.payload === payload && c.sessions === sessions && c.burst === results.profile.mainBurst[payload]);
+  return results.throughput.find(
+    (c) => c.contender === contender && c.payload === payload && c.sessions === sessions && c.burst === results.profile.mainBurst[payload],
+  );
 }
 
 function ratioLine(results: Results, name: string, a: Contender, b: Contender, payload: number, sessions: number, min: number): TargetLine {
@@ -27,20 +28,39 @@ function maxLine(name: string, value: number | undefined, max: number, unit: str
 
 const SIZE: Record<number, string> = { 100: '100 B', 4096: '4 KiB', 65536: '64 KiB' };
 
+/**
+ * The targets of issue 26 (docs/design.md §10): events/s against the SDK v1 transport at
+ * every size for 1 and 32 sessions, and at 1,000 sessions; 64 KiB against the protocol ceiling
+ * too (the ceiling there is only 1.5–1.8× the SDK, so a ratio to the SDK alone would ask for
+ * more than the protocol allows).
+ */
 export function checkTargets(results: Results): TargetLine[] {
   const lines: TargetLine[] = [];
-  // 1. Events/s against the SDK transport.
+  // 1. Events/s against the SDK transport, 1 and 32 sessions.
   for (const sessions of [1, 32]) {
-    for (const [payload, min] of [[100, 4], [4096, 2], [65536, 2]] as const) {
+    for (const [payload, min] of [
+      [100, 4],
+      [4096, 2],
+      [65536, 1.3],
+    ] as const) {
       lines.push(ratioLine(results, `1. memory / SDK events/s, ${SIZE[payload]}, ${sessions} session(s)`, 'memory', 'sdk', payload, sessions, min));
     }
-    for (const [payload, min] of [[100, 3], [4096, 1.5]] as const) {
+    for (const [payload, min] of [
+      [100, 3],
+      [4096, 1.5],
+      [65536, 1.0],
+    ] as const) {
       lines.push(ratioLine(results, `1. SQLite / SDK events/s, ${SIZE[payload]}, ${sessions} session(s)`, 'sqlite', 'sdk', payload, sessions, min));
     }
+  }
+  // 1b. Many sessions: at 1,000 sessions, every size.
+  for (const payload of [100, 4096, 65536]) {
+    lines.push(ratioLine(results, `1. memory / SDK events/s, ${SIZE[payload]}, 1,000 sessions`, 'memory', 'sdk', payload, 1000, 1.5));
   }
   // 2. Against the protocol ceiling.
   for (const sessions of [1, 32]) {
     lines.push(ratioLine(results, `2. memory / protocol ceiling, 100 B, ${sessions} session(s)`, 'memory', 'ceiling', 100, sessions, 0.6));
+    lines.push(ratioLine(results, `2. memory / protocol ceiling, 64 KiB, ${sessions} session(s)`, 'memory', 'ceiling', 65536, sessions, 0.8));
   }
   // 3. Latency and event-loop delay.
   for (const contender of ['memory', 'sqlite'] as const) {

@@ -39,7 +39,7 @@ export interface CellResult extends Cell {
 
 /** Runs `fn` over `items` with at most `limit` at once. */
 export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+  const out = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
@@ -99,9 +99,11 @@ export async function runCell(servers: readonly ServerProcess[], cell: Cell, rou
     };
   });
   for (const r of out) {
-    log(`  ${r.contender.padEnd(13)} ${Math.round(r.eventsPerSec.median).toLocaleString('en-US').padStart(9)} ev/s  ` +
-      `${r.cpuUsPerEvent.median.toFixed(1).padStart(6)} µs/ev  p50/p99 ${r.p50Ms.median.toFixed(1)}/${r.p99Ms.median.toFixed(1)} ms  ` +
-      `eld p99 ${r.eldP99Ms.median.toFixed(1)} ms${r.resumes ? `  resumes ${r.resumes}` : ''}`);
+    log(
+      `  ${r.contender.padEnd(13)} ${Math.round(r.eventsPerSec.median).toLocaleString('en-US').padStart(9)} ev/s  ` +
+        `${r.cpuUsPerEvent.median.toFixed(1).padStart(6)} µs/ev  p50/p99 ${r.p50Ms.median.toFixed(1)}/${r.p99Ms.median.toFixed(1)} ms  ` +
+        `eld p99 ${r.eldP99Ms.median.toFixed(1)} ms${r.resumes ? `  resumes ${r.resumes}` : ''}`,
+    );
   }
   return out;
 }

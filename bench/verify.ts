@@ -50,20 +50,22 @@ async function clientCost(url: URL, events: number, payload: number): Promise<nu
   };
   const call = (id: number, method: string, params: Record<string, unknown>): Promise<JsonRpcMessage> => {
     const answered = new Promise<JsonRpcMessage>((resolve) => waiters.set(id, resolve));
-    void transport.send({ jsonrpc: '2.0', id, method, params } as JsonRpcMessage);
+    void transport.send({ jsonrpc: '2.0', id, method, params });
     return answered;
   };
   await transport.start();
   await call(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-  await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JsonRpcMessage);
+  await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   // Warm-up, then the measured burst.
   await call(2, 'tools/call', { name: 'burst', arguments: { count: 2_000, size: payload } });
   const passes: number[] = [];
   for (let i = 0; i < 3; i++) {
     notifications = 0;
-    passes.push(await cpuOf(async () => {
-      await call(3 + i, 'tools/call', { name: 'burst', arguments: { count: events, size: payload } });
-    }));
+    passes.push(
+      await cpuOf(async () => {
+        await call(3 + i, 'tools/call', { name: 'burst', arguments: { count: events, size: payload } });
+      }),
+    );
     if (notifications !== events) throw new Error(`client read ${notifications} of ${events}`);
   }
   await transport.close();
@@ -82,9 +84,11 @@ async function sdkClientCost(url: URL, events: number, payload: number): Promise
   const passes: number[] = [];
   for (let i = 0; i < 3; i++) {
     notifications = 0;
-    passes.push(await cpuOf(async () => {
-      await burst(events);
-    }));
+    passes.push(
+      await cpuOf(async () => {
+        await burst(events);
+      }),
+    );
     if (notifications !== events) throw new Error(`SDK client read ${notifications} of ${events}`);
   }
   await client.close();
@@ -107,7 +111,11 @@ async function verifierCost(events: number, payload: number): Promise<number> {
   }
   const run = (): void => {
     const verifier = createStreamVerifier({ epoch, stream });
-    const positions = new StreamPositions(memoryCheckpoint(), () => ({ sessionId: undefined, protocolVersion: undefined, epoch, initialize: undefined, standalone: undefined }), () => {});
+    const positions = new StreamPositions(
+      memoryCheckpoint(),
+      () => ({ sessionId: undefined, protocolVersion: undefined, epoch, initialize: undefined, standalone: undefined }),
+      () => {},
+    );
     for (let i = 0; i < events; i++) {
       const v = verifier.check(ids[i], data[i] as string);
       if (v.kind !== 'continuous') throw new Error(`verifier: ${v.kind}`);
@@ -119,7 +127,7 @@ async function verifierCost(events: number, payload: number): Promise<number> {
   // Several passes, the median: one pass is short enough for a GC or a scheduler hiccup to dominate.
   const passes: number[] = [];
   for (let i = 0; i < 7; i++) passes.push(await cpuOf(run));
-  return (spread(passes).median) / events;
+  return spread(passes).median / events;
 }
 
 export async function verifyOverhead(events: number, payload: number): Promise<VerifyResult> {
@@ -129,8 +137,13 @@ export async function verifyOverhead(events: number, payload: number): Promise<V
     const sdkClientUsPerEvent = await sdkClientCost(server.url, events, payload);
     const verifierUsPerEvent = await verifierCost(events, payload);
     return {
-      events, payload, clientUsPerEvent, sdkClientUsPerEvent, verifierUsPerEvent,
-      overhead: verifierUsPerEvent / clientUsPerEvent, sdkOverhead: verifierUsPerEvent / sdkClientUsPerEvent,
+      events,
+      payload,
+      clientUsPerEvent,
+      sdkClientUsPerEvent,
+      verifierUsPerEvent,
+      overhead: verifierUsPerEvent / clientUsPerEvent,
+      sdkOverhead: verifierUsPerEvent / sdkClientUsPerEvent,
     };
   } finally {
     await server.close();

@@ -13,7 +13,11 @@ export function clock(): number {
 }
 
 /** JSON-RPC text of a notification without padding, for sizing: `{"method":…,"params":{…}}`. */
-const OVERHEAD = JSON.stringify({ method: 'notifications/message', params: { level: 'info', data: { t: 1_700_000_000_000.123, pad: '' } }, jsonrpc: '2.0' }).length;
+const OVERHEAD = JSON.stringify({
+  method: 'notifications/message',
+  params: { level: 'info', data: { t: 1_700_000_000_000.123, pad: '' } },
+  jsonrpc: '2.0',
+}).length;
 
 /** Padding that makes a notification's text about `size` bytes. */
 export function padFor(size: number): string {

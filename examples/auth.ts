@@ -19,7 +19,12 @@ import { mcpExpress } from 'mcp-continuity/express';
 const secret = process.env.TOKEN_SECRET;
 if (!secret || secret.length < 32) throw new Error('set TOKEN_SECRET to at least 32 random characters');
 
-interface Claims { client: string; sub: string; scopes: string[]; exp: number }
+interface Claims {
+  client: string;
+  sub: string;
+  scopes: string[];
+  exp: number;
+}
 
 const sign = (payload: string): Buffer => createHmac('sha256', secret).update(payload).digest();
 

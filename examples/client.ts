@@ -5,11 +5,17 @@ const url = new URL(process.argv[2] ?? 'http://127.0.0.1:3000/mcp');
 const transport = new ContinuityClientTransport(url, {
   checkpoint: fileCheckpoint('./client.ckpt'), // survive a client restart (default: memory)
   onDivergence: (report) =>
-    console.warn(`session replaced after ${report.code}: ${report.failedRequests} request(s) failed, ` +
-      `detected in ${report.detectMs} ms, re-initialized in ${report.reinitializeMs} ms`),
+    console.warn(
+      `session replaced after ${report.code}: ${report.failedRequests} request(s) failed, ` +
+        `detected in ${report.detectMs} ms, re-initialized in ${report.reinitializeMs} ms`,
+    ),
 });
 const client = new Client({ name: 'my-app', version: '1.0.0' });
 await client.connect(transport);
+// Also after a restart from the checkpoint: the Client sees the server as it was at initialize.
+console.log(`server: ${client.getServerVersion()?.name}`);
+// Calls the last run had in flight when it stopped: listed, never sent again (they may have run).
+for (const r of transport.unfinishedRequests) console.warn(`unfinished from the last run: ${r.method} ${JSON.stringify(r.params)}`);
 
 const { tools } = await client.listTools();
 console.log(`tools: ${tools.map((t) => t.name).join(', ')}`);

@@ -10,11 +10,9 @@ const endpoint = createEndpoint({
   // A fresh official-SDK server per session: v1 (@modelcontextprotocol/sdk) or v2 (@modelcontextprotocol/server).
   server: () => {
     const server = new McpServer({ name: 'my-server', version: '1.0.0' });
-    server.registerTool(
-      'add',
-      { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } },
-      ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
-    );
+    server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }));
     return server;
   },
   store,

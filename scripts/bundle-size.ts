@@ -16,7 +16,8 @@ export interface BundleSize {
 
 const ENTRIES = {
   transport: "export { ContinuityClientTransport } from 'mcp-continuity/client';",
-  'transport + SDK Client': "export { ContinuityClientTransport } from 'mcp-continuity/client';\nexport { Client } from '@modelcontextprotocol/sdk/client/index.js';",
+  'transport + SDK Client':
+    "export { ContinuityClientTransport } from 'mcp-continuity/client';\nexport { Client } from '@modelcontextprotocol/sdk/client/index.js';",
 };
 
 /** Bundles `source` (resolved from the repository root) for the browser. */
@@ -42,6 +43,8 @@ export const TRANSPORT_ENTRY = ENTRIES.transport;
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const [name, source] of Object.entries(ENTRIES)) {
     const size = await bundleSize(source);
-    console.log(`${name}: ${(size.minified / 1000).toFixed(1)} kB minified, ${(size.gzipped / 1000).toFixed(1)} kB gzipped (${size.minified} / ${size.gzipped} bytes)`);
+    console.log(
+      `${name}: ${(size.minified / 1000).toFixed(1)} kB minified, ${(size.gzipped / 1000).toFixed(1)} kB gzipped (${size.minified} / ${size.gzipped} bytes)`,
+    );
   }
 }

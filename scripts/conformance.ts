@@ -31,8 +31,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
-  bundledRuntime, installRuntime, judge, listServerScenarios, readBaseline, runClientScenario, runServerScenarios,
-  type Baseline, type SuiteRuntime,
+  bundledRuntime,
+  installRuntime,
+  judge,
+  listServerScenarios,
+  readBaseline,
+  runClientScenario,
+  runServerScenarios,
+  type Baseline,
+  type SuiteRuntime,
 } from './conformance-suite.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -69,7 +76,9 @@ async function runLine(name: string, runtime: SuiteRuntime, baseline: Baseline, 
     }
     const verdict = judge(out, baseline, { scenarios: [...scenarios, ...baseline.clientScenarios], exits });
     for (const line of verdict.lines) console.log(`[${name}] ${line}`);
-    console.log(`conformance ${name} (${runtime.version}): ${verdict.passed} passed, ${verdict.failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `conformance ${name} (${runtime.version}): ${verdict.passed} passed, ${verdict.failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     return verdict.problems.map((p) => `[${name}] ${p}`);
   } finally {
     rmSync(out, { recursive: true, force: true });

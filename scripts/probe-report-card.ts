@@ -26,7 +26,11 @@ for (const subject of SUBJECTS) {
   }
   try {
     const report = await runProbe({ url: running.url, timeoutMs: 10_000 });
-    const fails = report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id} (${c.severity ?? '?'})`).join(', ') || 'none';
+    const fails =
+      report.checks
+        .filter((c) => c.verdict === 'FAIL')
+        .map((c) => `${c.id} (${c.severity ?? '?'})`)
+        .join(', ') || 'none';
     rows.push(`| ${subject.name} | ${report.server.era} | ${report.overall.line.split('; also')[0]} | ${report.overall.exitCode} | ${fails} |`);
   } catch (error) {
     rows.push(`| ${subject.name} | | probe failed: ${(error as Error).message.split('\n')[0]} | 1 | |`);

@@ -9,8 +9,15 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/helpers/processes.js';
 
-export interface Running { url: URL; stop(): Promise<void> }
-export interface Subject { name: string; how: string; start(): Promise<Running> }
+export interface Running {
+  url: URL;
+  stop(): Promise<void>;
+}
+export interface Subject {
+  name: string;
+  how: string;
+  start(): Promise<Running>;
+}
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -32,12 +39,20 @@ async function child(cmd: string[], env: Record<string, string>, ready: RegExp, 
   };
 }
 
-const ours = (store: string): Subject['start'] => async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpc-card-'));
-  const spec = store === 'sqlite' ? `sqlite:${join(dir, 'card.db')}` : store;
-  const running = await child([join(ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--store', spec, '--quiet'], {}, /^http/, 'stdout', (l) => new URL(l.trim()));
-  return { url: running.url, stop: async () => (await running.stop(), rmSync(dir, { recursive: true, force: true })) };
-};
+const ours =
+  (store: string): Subject['start'] =>
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpc-card-'));
+    const spec = store === 'sqlite' ? `sqlite:${join(dir, 'card.db')}` : store;
+    const running = await child(
+      [join(ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--store', spec, '--quiet'],
+      {},
+      /^http/,
+      'stdout',
+      (l) => new URL(l.trim()),
+    );
+    return { url: running.url, stop: async () => (await running.stop(), rmSync(dir, { recursive: true, force: true })) };
+  };
 
 const sdkExample = async (): Promise<Running> => {
   const port = await freePort();
@@ -59,14 +74,23 @@ const v2Handler = (legacy: 'reject' | 'stateless') => async (): Promise<Running>
     void (async () => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const answer = await handler.fetch(new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : null }));
+      const answer = await handler.fetch(
+        new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, {
+          method: req.method ?? 'GET',
+          headers: req.headers as Record<string, string>,
+          body: req.method === 'POST' ? Buffer.concat(chunks) : null,
+        }),
+      );
       const head: Record<string, string> = {};
       answer.headers.forEach((v, k) => (head[k] = v));
       res.writeHead(answer.status, head).end(Buffer.from(await answer.arrayBuffer()));
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`), stop: async () => (server.closeAllConnections(), await new Promise<void>((r) => server.close(() => r()))) };
+  return {
+    url: new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`),
+    stop: async () => (server.closeAllConnections(), await new Promise<void>((r) => server.close(() => r()))),
+  };
 };
 
 const dual = async (): Promise<Running> => {
@@ -107,11 +131,19 @@ export const SUBJECTS: Subject[] = [
   { name: 'mcp-continuity `serve`, SQLite store', how: 'serve --store sqlite:FILE', start: ours('sqlite') },
   { name: 'mcp-continuity `serve`, Redis store', how: 'serve --store redis://127.0.0.1:6379', start: ours('redis://127.0.0.1:6379') },
   { name: 'SDK v1 example `simpleStreamableHttp` (InMemoryEventStore)', how: 'examples/server/simpleStreamableHttp.js', start: sdkExample },
-  { name: 'SDK v1 transport with its InMemoryEventStore', how: 'StreamableHTTPServerTransport + examples InMemoryEventStore, our example tools', start: sdkTransport(true) },
+  {
+    name: 'SDK v1 transport with its InMemoryEventStore',
+    how: 'StreamableHTTPServerTransport + examples InMemoryEventStore, our example tools',
+    start: sdkTransport(true),
+  },
   { name: 'SDK v1 transport without an event store', how: 'StreamableHTTPServerTransport, no eventStore, our example tools', start: sdkTransport(false) },
   { name: 'SDK v2 `createMcpHandler`, `legacy: reject`', how: '@modelcontextprotocol/server, modern only', start: v2Handler('reject') },
   { name: 'SDK v2 `createMcpHandler` (default stateless legacy fallback)', how: '@modelcontextprotocol/server', start: v2Handler('stateless') },
-  { name: 'dual era: SDK v2 `isLegacyRequest` routing, our endpoint as the 2025-era leg', how: 'createMcpHandler legacy: reject + createEndpoint', start: dual },
+  {
+    name: 'dual era: SDK v2 `isLegacyRequest` routing, our endpoint as the 2025-era leg',
+    how: 'createMcpHandler legacy: reject + createEndpoint',
+    start: dual,
+  },
   { name: '@modelcontextprotocol/server-everything', how: 'dist/index.js streamableHttp', start: everything },
   { name: 'fastmcp (httpStream, default event store)', how: 'FastMCP.start httpStream', start: fastmcp },
 ];

@@ -78,7 +78,7 @@ export function eventCut(cutAfterEvents: number | undefined, cutAfterBytes: numb
       else if (cutAfterEvents !== undefined) {
         // Find the Nth event terminator (a blank line), across chunk boundaries.
         const text = tail + chunk.toString('latin1');
-        for (let from = 0; ; ) {
+        for (let from = 0; ;) {
           const at = text.indexOf('\n\n', from);
           if (at < 0) break;
           const inChunk = at + 2 - tail.length;

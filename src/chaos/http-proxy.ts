@@ -58,7 +58,6 @@ export interface HttpChaosProxy {
   close(): Promise<void>;
 }
 
-
 /**
  * Starts the proxy.
  *
@@ -88,7 +87,15 @@ export async function startHttpChaosProxy(options: HttpChaosOptions): Promise<Ht
     const { index, target } = pick();
     const cutThis = (settings.cutAfterEvents !== undefined || settings.cutAfterBytes !== undefined) && random() < (settings.cutProbability ?? 1);
     const counter = cutThis ? eventCut(settings.cutAfterEvents, settings.cutAfterBytes) : NO_CUT;
-    const go = (): void => forwardRequest(req, res, target, counter, (kind, c) => onFault({ request: index, target: target.host, kind, events: c.events, bytes: c.bytes }), settings.mode ?? 'fin');
+    const go = (): void =>
+      forwardRequest(
+        req,
+        res,
+        target,
+        counter,
+        (kind, c) => onFault({ request: index, target: target.host, kind, events: c.events, bytes: c.bytes }),
+        settings.mode ?? 'fin',
+      );
     if (settings.delayMs) setTimeout(go, settings.delayMs);
     else go();
   });
@@ -113,7 +120,14 @@ export async function startHttpChaosProxy(options: HttpChaosOptions): Promise<Ht
 type CutKind = ChaosFault['kind'];
 
 /** Forwards one request to `target`, with `Host` rewritten, cutting its response where `counter` says. */
-function forwardRequest(req: IncomingMessage, res: ServerResponse, target: URL, counter: CutCounter, onCut: (kind: CutKind, counter: CutCounter) => void, kind: CutKind): void {
+function forwardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: URL,
+  counter: CutCounter,
+  onCut: (kind: CutKind, counter: CutCounter) => void,
+  kind: CutKind,
+): void {
   const upstream = httpRequest(
     { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
     (up) => {

@@ -33,7 +33,8 @@ export async function chaos(argv: string[]): Promise<void> {
   });
   if (!['fin', 'rst', 'stall'].includes(values.mode)) throw new UsageError(`--mode must be fin, rst or stall, got ${JSON.stringify(values.mode)}`, 'chaos');
   const probability = Number(values['cut-probability']);
-  if (!(probability >= 0 && probability <= 1)) throw new UsageError(`--cut-probability must be between 0 and 1, got ${JSON.stringify(values['cut-probability'])}`, 'chaos');
+  if (!(probability >= 0 && probability <= 1))
+    throw new UsageError(`--cut-probability must be between 0 and 1, got ${JSON.stringify(values['cut-probability'])}`, 'chaos');
   const port = count(values.port, '--port') ?? 0;
   const seed = count(values.seed, '--seed') ?? Math.floor(Math.random() * 2 ** 31);
   const proxy = await startHttpChaosProxy({
@@ -48,7 +49,9 @@ export async function chaos(argv: string[]): Promise<void> {
     delayMs: count(values.delay, '--delay'),
     onFault: (f) => console.log(`fault: request ${f.request} to ${f.target}: ${f.kind} after ${f.events} event${f.events === 1 ? '' : 's'}, ${f.bytes} bytes`),
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new StartupError(error.code === 'EADDRINUSE' ? `port ${port} is already in use: pick another with --port (0 picks a free one)` : `cannot listen: ${error.message}`);
+    throw new StartupError(
+      error.code === 'EADDRINUSE' ? `port ${port} is already in use: pick another with --port (0 picks a free one)` : `cannot listen: ${error.message}`,
+    );
   });
   console.log(`${proxy.url.href} → ${targets.map((t) => t.host).join(', ')} (seed ${seed})`);
   const stop = (): void => void proxy.close().then(() => process.exit(0));

@@ -13,6 +13,7 @@ export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 export interface LogFields {
   level: 'info' | 'warn' | 'error';
   event: string;
+  message?: string | undefined;
   session?: string | undefined;
   request?: string | number | undefined;
   code?: string | undefined;
@@ -29,7 +30,7 @@ export interface EventLogOptions {
 /** The hooks and the error handler `serve` passes to its endpoint, writing to one log. */
 export interface EventLog {
   readonly hooks: EndpointHooks;
-  onError(error: Error): void;
+  onError: (error: Error) => void;
   /** Names the replica (known once the endpoint exists). */
   setReplica(id: string): void;
   /** Writes `entry` (with `always`, also under `--quiet`). */
@@ -52,12 +53,17 @@ export function eventLog(options: EventLogOptions): EventLog {
       log({ level: 'error', event: fault ? 'store-fault' : 'error', code, message: error.message });
     },
     hooks: {
-      onRefusal: (e) => log({
-        level: 'warn',
-        // A refused resume is the server's side of a divergence: the client's history cannot be continued here.
-        event: e.lastEventId === undefined ? 'refusal' : 'divergence',
-        session: e.sessionId, request: e.requestId, code: e.code, status: e.status, method: e.method,
-      }),
+      onRefusal: (e) =>
+        log({
+          level: 'warn',
+          // A refused resume is the server's side of a divergence: the client's history cannot be continued here.
+          event: e.lastEventId === undefined ? 'refusal' : 'divergence',
+          session: e.sessionId,
+          request: e.requestId,
+          code: e.code,
+          status: e.status,
+          method: e.method,
+        }),
       onTakeover: (e) => log({ level: 'info', event: 'takeover', session: e.sessionId, token: e.token }),
       onRebuild: (e) => log({ level: 'info', event: 'rebuild', session: e.sessionId }),
       onDrain: (e) => log({ level: 'info', event: 'drain', outcome: e.outcome, sessions: e.sessions, ms: e.durationMs }),
@@ -68,6 +74,8 @@ export function eventLog(options: EventLogOptions): EventLog {
 function format(kind: LogFormat, entry: LogFields & { time: string; replica: string }): string {
   if (kind === 'json') return JSON.stringify(entry);
   const { time, level, event, message, ...fields } = entry;
-  const rest = Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${String(v)}`);
+  const rest = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${String(v)}`);
   return `[mcp-continuity] ${time} ${level} ${event}${rest.length ? ` ${rest.join(' ')}` : ''}${message === undefined ? '' : `: ${String(message)}`}`;
 }

@@ -5,7 +5,7 @@
  * says the process is alive, `/readyz` says it should get traffic: the store answers and
  * the endpoint is not draining. The OpenTelemetry SDK loads only when this is used.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { metrics } from '@opentelemetry/api';
 import { UsageError } from './usage.js';
@@ -45,7 +45,7 @@ export async function startOpsServer(at: { host: string; port: number }, readine
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'method not allowed\n');
-    if (path === '/metrics') return exporter.getMetricsRequestHandler(req as IncomingMessage, res);
+    if (path === '/metrics') return exporter.getMetricsRequestHandler(req, res);
     if (path === '/healthz') return plain(res, 200, 'ok\n');
     if (path === '/readyz') return void ready(readiness).then((why) => plain(res, why === undefined ? 200 : 503, `${why ?? 'ready'}\n`));
     plain(res, 404, 'not found: /metrics, /healthz, /readyz\n');
@@ -77,7 +77,13 @@ async function ready(readiness: Readiness): Promise<string | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('store not answering'), STORE_CHECK_MS)));
   try {
-    return await Promise.race([readiness.storeReachable().then(() => undefined, () => 'store unreachable'), late]);
+    return await Promise.race([
+      readiness.storeReachable().then(
+        () => undefined,
+        () => 'store unreachable',
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,8 +1,7 @@
 /** `mcp-continuity serve`: the example server on our endpoint. */
-import { parseArgs } from 'node:util';
 import { createExampleServer } from '../example/index.js';
 import { listen } from '../node/listen.js';
-import { DEFAULT_DRAIN_MS, createEndpoint } from '../server/endpoint.js';
+import { createEndpoint } from '../server/endpoint.js';
 import { memoryStore } from '../store/memory/index.js';
 import { sqliteStore } from '../store/sqlite/index.js';
 import type { Store } from '../store/types.js';
@@ -15,19 +14,20 @@ import type { Endpoint } from '../server/endpoint.js';
 import type { ModernHandler } from '../server/eras.js';
 import { banner } from './banner.js';
 import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
-import { LOG_FORMATS, eventLog, type LogFormat } from './event-log.js';
-import { parseHostPort, startOpsServer, type OpsServer } from './ops-server.js';
+import { eventLog, type EventLog } from './event-log.js';
+import { startOpsServer, type OpsServer } from './ops-server.js';
+import { DEFAULT_STORE, parseServeOptions, type ServeOptions } from './serve-options.js';
 
 export { SERVE_USAGE } from './usage.js';
-
-/** The store `serve` uses when none is named: SQLite, the embedded default. */
-export const DEFAULT_STORE = 'sqlite:./mcp-continuity.db';
+export { DEFAULT_STORE };
 
 /** Parses a `--store` value: `memory` or `sqlite:PATH`. */
 export function openStore(spec: string): Store {
   if (spec === 'memory') return memoryStore();
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteStore({ path: spec.slice('sqlite:'.length) });
-  throw new UsageError(`Unknown store ${JSON.stringify(redactUrl(spec))}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`);
+  throw new UsageError(
+    `Unknown store ${JSON.stringify(redactUrl(spec))}: expected memory, sqlite:PATH, redis://HOST:PORT[/DB], rediss://… or redis-cluster://H1:P1,H2:P2`,
+  );
 }
 
 /** The environment variable holding the key that seals the modern leg's `requestState` (≥ 32 bytes). */
@@ -53,103 +53,95 @@ async function modernLeg(store: Store, onError: (error: Error) => void): Promise
 
 /** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
 export async function serve(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string', default: '3000' },
-      host: { type: 'string', default: '127.0.0.1' },
-      path: { type: 'string', default: '/mcp' },
-      store: { type: 'string', default: DEFAULT_STORE },
-      json: { type: 'boolean', default: false },
-      websocket: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-      'allowed-hosts': { type: 'string', default: '' },
-      metrics: { type: 'string' },
-      'log-format': { type: 'string', default: 'text' },
-      'unready-ms': { type: 'string', default: '0' },
-      'drain-ms': { type: 'string', default: String(DEFAULT_DRAIN_MS) },
-    },
-    strict: true,
-  });
-  // Number('') is 0: without this an empty --port would silently pick a random port.
-  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
-  if (!/^\d{1,7}$/.test(values['drain-ms'])) throw new UsageError(`--drain-ms must be an integer number of milliseconds, got ${JSON.stringify(values['drain-ms'])}`, 'serve');
-  const drainMs = Number(values['drain-ms']);
-  const allowedHosts = values['allowed-hosts'].split(',').map((h) => h.trim()).filter((h) => h !== '');
-  if (allowedHosts.some((h) => /[\s/@]/.test(h))) throw new UsageError(`--allowed-hosts takes host names or host:port, comma-separated; got ${JSON.stringify(values['allowed-hosts'])}`, 'serve');
-  const format = values['log-format'] as LogFormat;
-  if (!LOG_FORMATS.includes(format)) throw new UsageError(`--log-format takes ${LOG_FORMATS.join(' or ')}, got ${JSON.stringify(values['log-format'])}`, 'serve');
-  const metricsAt = values.metrics === undefined ? undefined : parseHostPort(values.metrics);
-  const unreadyMs = Number(values['unready-ms']);
-  if (!/^\d{1,7}$/.test(values['unready-ms'])) throw new UsageError(`--unready-ms must be an integer number of milliseconds, got ${JSON.stringify(values['unready-ms'])}`, 'serve');
+  const options = parseServeOptions(argv);
   // Nothing is created (no database file) until the port is known to be free and the path usable.
-  await ensurePortFree(Number(values.port), values.host);
-  if (values.store.startsWith('sqlite:') && values.store !== 'sqlite:') checkSqlitePath(values.store.slice('sqlite:'.length));
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${values.port}`);
-  const redis = isRedisSpec(values.store) ? await openRedisStore(values.store) : undefined;
-  const store = redis?.store ?? openStore(values.store);
-  const log = eventLog({ format, quiet: values.quiet });
+  await ensurePortFree(options.port, options.host);
+  if (options.store.startsWith('sqlite:') && options.store !== 'sqlite:') checkSqlitePath(options.store.slice('sqlite:'.length));
+  const redis = isRedisSpec(options.store) ? await openRedisStore(options.store) : undefined;
+  const store = redis?.store ?? openStore(options.store);
+  const log = eventLog({ format: options.format, quiet: options.quiet });
   const endpoint = createEndpoint({
     ...log.hooks,
     modern: await modernLeg(store, log.onError),
     cluster: redis?.cluster,
     server: () => createExampleServer(),
     store,
-    jsonResponse: values.json,
-    upgrade: { websocket: values.websocket },
+    jsonResponse: options.json,
+    upgrade: { websocket: options.websocket },
     // Errors are printed even with --quiet: a store that fails must never go unseen.
     onError: log.onError,
   });
   log.setReplica(endpoint.replicaId);
   // SIGTERM first takes the replica out of rotation (readiness fails), then closes it.
-  let leaving = false;
-  let ops: OpsServer | undefined;
-  if (metricsAt) {
-    ops = await startOpsServer(metricsAt, {
-      get draining() {
-        return leaving || endpoint.draining;
-      },
-      // Any read answers the question "does the store respond"; this ID names no session.
-      storeReachable: () => store.sessions.get('readyz-probe'),
-    }).catch(async (error: unknown) => {
-      await store.close();
-      const failed = listenError(error as NodeJS.ErrnoException, metricsAt.host, metricsAt.port);
-      throw new StartupError(`--metrics: ${failed.message.replace(/--port|--host/g, '--metrics')}`);
-    });
-  }
-  // listen() sets the loopback guard once the port is known; this extends it with --allowed-hosts.
-  const guarded: Endpoint = Object.create(endpoint, {
-    defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => endpoint.defaultHostGuard(allowHosts(guard, allowedHosts)) },
-  }) as Endpoint;
+  const state = { leaving: false };
+  const ops = options.metricsAt === undefined ? undefined : await startOps(options.metricsAt, store, () => state.leaving || endpoint.draining);
   let listener: Awaited<ReturnType<typeof listen>>;
   try {
-    listener = await listen(guarded, { port, host: values.host, path: values.path });
+    listener = await listen(withAllowedHosts(endpoint, options.allowedHosts), { port: options.port, host: options.host, path: options.path });
   } catch (error) {
     await ops?.close();
     await store.close();
-    throw listenError(error as NodeJS.ErrnoException, values.host, port);
+    throw listenError(error as NodeJS.ErrnoException, options.host, options.port);
   }
-  // listen() guards loopback binds only; on another address --allowed-hosts turns the guard on
-  // (the names listed, plus the bind address): behind a proxy, the public name.
-  if (!isLoopbackHost(values.host) && allowedHosts.length > 0) {
-    const self = listener.url.host;
-    endpoint.defaultHostGuard(allowHosts({ allowedHosts: [self], allowedOrigins: [`http://${self}`, `https://${self}`] }, allowedHosts));
-  }
-  // The store is named without its password.
-  if (format === 'json') log.log({ level: 'info', event: 'listening', url: listener.url.href, store: redactUrl(values.store), metrics: ops?.url.href }, true);
-  else console.log(values.quiet ? listener.url.href : banner(listener.url.href, redactUrl(values.store), endpoint.replicaId, ops?.url.href));
-  // SIGTERM (Kubernetes, systemd, every PaaS) drains: calls in flight finish within the
-  // window, idle sessions go to the other replicas at once. SIGINT (a terminal) stops now.
-  const stop = async (drain: number): Promise<void> => {
-    if (leaving) return;
-    leaving = true;
-    if (unreadyMs > 0) await new Promise((resolve) => setTimeout(resolve, unreadyMs));
-    await listener.close({ drainMs: drain });
+  guardPublicBind(endpoint, options, listener.url);
+  announce(options, log, listener.url, endpoint.replicaId, ops);
+  stopOnSignals(state, options, async (drainMs) => {
+    await listener.close({ drainMs });
     await ops?.close();
     await store.close();
+  });
+}
+
+/** Starts the `--metrics` server; on failure closes the store and names the flag to fix. */
+function startOps(at: { host: string; port: number }, store: Store, draining: () => boolean): Promise<OpsServer> {
+  return startOpsServer(at, {
+    get draining() {
+      return draining();
+    },
+    // Any read answers the question "does the store respond"; this ID names no session.
+    storeReachable: () => store.sessions.get('readyz-probe'),
+  }).catch(async (error: unknown) => {
+    await store.close();
+    const failed = listenError(error as NodeJS.ErrnoException, at.host, at.port);
+    throw new StartupError(`--metrics: ${failed.message.replace(/--port|--host/g, '--metrics')}`);
+  });
+}
+
+/** The endpoint as listen() sees it: the loopback guard listen() sets is extended with --allowed-hosts. */
+function withAllowedHosts(endpoint: Endpoint, allowedHosts: string[]): Endpoint {
+  return Object.create(endpoint, {
+    defaultHostGuard: { value: (guard: Parameters<Endpoint['defaultHostGuard']>[0]) => endpoint.defaultHostGuard(allowHosts(guard, allowedHosts)) },
+  }) as Endpoint;
+}
+
+/**
+ * listen() guards loopback binds only; on another address --allowed-hosts turns the guard on
+ * (the names listed, plus the bind address): behind a proxy, the public name.
+ */
+function guardPublicBind(endpoint: Endpoint, options: ServeOptions, url: URL): void {
+  if (isLoopbackHost(options.host) || options.allowedHosts.length === 0) return;
+  const self = url.host;
+  endpoint.defaultHostGuard(allowHosts({ allowedHosts: [self], allowedOrigins: [`http://${self}`, `https://${self}`] }, options.allowedHosts));
+}
+
+/** Says where the server listens: a JSON event, the bare URL (--quiet) or the banner. The store is named without its password. */
+function announce(options: ServeOptions, log: EventLog, url: URL, replicaId: string, ops: OpsServer | undefined): void {
+  if (options.format === 'json') log.log({ level: 'info', event: 'listening', url: url.href, store: redactUrl(options.store), metrics: ops?.url.href }, true);
+  else console.log(options.quiet ? url.href : banner(url.href, redactUrl(options.store), replicaId, ops?.url.href));
+}
+
+/**
+ * SIGTERM (Kubernetes, systemd, every PaaS) drains: calls in flight finish within the
+ * window, idle sessions go to the other replicas at once. SIGINT (a terminal) stops now.
+ */
+function stopOnSignals(state: { leaving: boolean }, options: ServeOptions, close: (drainMs: number) => Promise<void>): void {
+  const stop = async (drain: number): Promise<void> => {
+    if (state.leaving) return;
+    state.leaving = true;
+    if (options.unreadyMs > 0) await new Promise((resolve) => setTimeout(resolve, options.unreadyMs));
+    await close(drain);
     process.exit(0);
   };
   process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(drainMs));
+  process.once('SIGTERM', () => void stop(options.drainMs));
 }

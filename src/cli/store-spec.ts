@@ -35,7 +35,11 @@ export async function openRedisStore(spec: string): Promise<RedisSpec> {
   }
   const { address: base, options } = parsed;
   if (base.startsWith('redis-cluster://')) {
-    const nodes = base.slice('redis-cluster://'.length).replace(/\/$/, '').split(',').filter((n) => n !== '');
+    const nodes = base
+      .slice('redis-cluster://'.length)
+      .replace(/\/$/, '')
+      .split(',')
+      .filter((n) => n !== '');
     if (nodes.length === 0 || nodes.some((n) => !/^[^\s/:]+:\d+$/.test(n))) {
       throw new UsageError(`--store ${shown}: expected redis-cluster://HOST:PORT[,HOST:PORT…]`);
     }

@@ -9,7 +9,7 @@
 export interface LinkedSignal {
   readonly signal: AbortSignal;
   /** Removes the listener on the parent; the request no longer follows it. */
-  release(): void;
+  release: () => void;
 }
 
 export function linkSignal(parent: AbortSignal): LinkedSignal {

@@ -7,8 +7,11 @@
  * (which needs `node:fs`) in file-checkpoint.ts, its own entry point so that a browser
  * bundle of the client has no `node:` imports.
  */
+import { VISIBLE_ASCII } from '../protocol/headers.js';
 import { streamCheckpointProblem } from './stream-checkpoint.js';
 import type { StreamCheckpoint } from './verdicts.js';
+import { unfinishedProblem, type UnfinishedRequest } from './unfinished.js';
+import { isRecord, isText } from './shape.js';
 
 /** One session's checkpoint. */
 export interface SessionCheckpoint {
@@ -28,6 +31,13 @@ export interface SessionCheckpoint {
   initialize?: string | undefined;
   /** Key in `streams` of the standalone GET stream, the one a restarted client resumes. */
   standalone?: string | undefined;
+  /**
+   * The server's answer to initialize (JSON: capabilities, serverInfo, instructions,
+   * protocol version), so that a restarted SDK `Client` sees them without a new initialize.
+   */
+  initializeResult?: string | undefined;
+  /** Requests sent and not yet answered when it was saved; a restored transport lists them. */
+  inFlight?: UnfinishedRequest[] | undefined;
 }
 
 /** Where a client keeps its checkpoint. */
@@ -49,23 +59,34 @@ export interface CheckpointStoreOptions {
 /** Streams kept per checkpoint by default: enough for a standalone stream and many concurrent requests. */
 export const DEFAULT_MAX_STREAMS = 64;
 
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const MAX_TEXT = 1024;
-/** An initialize request carries client info and capabilities: small, but not tiny. */
-const MAX_INITIALIZE = 64 * 1024;
+/** An initialize request (or its result) carries info, capabilities, instructions: small, but not tiny. */
+export const MAX_INITIALIZE = 64 * 1024;
+
+/** The optional text fields, in the order they are checked, and their longest length. */
+const OPTIONAL_TEXT = [
+  ['initialize', MAX_INITIALIZE],
+  ['standalone', MAX_TEXT],
+  ['initializeResult', MAX_INITIALIZE],
+] as const;
 
 /** What is wrong with `value` as a {@link SessionCheckpoint}, or undefined if nothing. */
 export function sessionCheckpointProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
-  const v = value as Record<string, unknown>;
-  if (typeof v.sessionId !== 'string' || v.sessionId.length > MAX_TEXT || !VISIBLE_ASCII.test(v.sessionId)) return 'sessionId';
-  if (typeof v.protocolVersion !== 'string' || v.protocolVersion.length > MAX_TEXT) return 'protocolVersion';
-  if (v.epoch !== null && (typeof v.epoch !== 'string' || v.epoch.length > MAX_TEXT)) return 'epoch';
-  if (typeof v.updatedAt !== 'number' || !Number.isFinite(v.updatedAt)) return 'updatedAt';
-  if (v.initialize !== undefined && (typeof v.initialize !== 'string' || v.initialize.length > MAX_INITIALIZE)) return 'initialize';
-  if (v.standalone !== undefined && (typeof v.standalone !== 'string' || v.standalone.length > MAX_TEXT)) return 'standalone';
+  if (!isRecord(value)) return 'not an object';
+  const v = value;
+  if (!isText(v.sessionId, MAX_TEXT) || !VISIBLE_ASCII.test(v.sessionId)) return 'sessionId';
+  if (!isText(v.protocolVersion, MAX_TEXT)) return 'protocolVersion';
+  if (v.epoch !== null && !isText(v.epoch, MAX_TEXT)) return 'epoch';
+  if (!Number.isFinite(v.updatedAt)) return 'updatedAt';
+  for (const [field, max] of OPTIONAL_TEXT) {
+    if (v[field] !== undefined && !isText(v[field], max)) return field;
+  }
+  if (v.inFlight !== undefined) {
+    const problem = unfinishedProblem(v.inFlight);
+    if (problem !== undefined) return problem;
+  }
   const streams = v.streams;
-  if (typeof streams !== 'object' || streams === null || Array.isArray(streams)) return 'streams';
+  if (!isRecord(streams)) return 'streams';
   for (const [key, stream] of Object.entries(streams)) {
     const problem = streamCheckpointProblem(stream);
     if (problem !== undefined) return `streams[${JSON.stringify(key.slice(0, 32))}].${problem}`;

@@ -34,12 +34,15 @@ export class DivergenceRow {
     this.#count = now - this.#reinitializedAt < this.#options.divergenceWindowMs ? this.#count + 1 : 1;
     const consecutive = this.#count;
     const backoffMs = consecutive > 1 ? reconnectDelay(this.#options, consecutive - 2, undefined, this.#random) : 0;
-    const limit = consecutive < this.#options.maxDivergences ? undefined : new ContinuityError(
-      'divergence-limit',
-      `The server diverged ${consecutive} times in a row (last: ${error.code}); the transport gave up re-initializing`,
-      { divergences: consecutive, last: error.code },
-      { cause: error },
-    );
+    const limit =
+      consecutive < this.#options.maxDivergences
+        ? undefined
+        : new ContinuityError(
+            'divergence-limit',
+            `The server diverged ${consecutive} times in a row (last: ${error.code}); the transport gave up re-initializing`,
+            { divergences: consecutive, last: error.code },
+            { cause: error },
+          );
     return { consecutive, backoffMs, limit };
   }
 

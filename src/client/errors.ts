@@ -16,7 +16,13 @@ export type DivergenceCode = DivergenceVerdict['kind'];
 export type CheckpointErrorCode = 'checkpoint-corrupt';
 
 export const DIVERGENCE_CODES: ReadonlySet<string> = new Set<DivergenceCode>([
-  'session-invalid', 'epoch-changed', 'gap', 'replay-reset', 'chain-mismatch', 'foreign-stream', 'undetectable',
+  'session-invalid',
+  'epoch-changed',
+  'gap',
+  'replay-reset',
+  'chain-mismatch',
+  'foreign-stream',
+  'undetectable',
 ]);
 
 const DIVERGENCE_BRAND = Symbol.for('mcp-continuity.divergence');

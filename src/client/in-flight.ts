@@ -26,7 +26,7 @@ export class InFlightPosts {
     if (!('method' in message && 'id' in message)) return undefined;
     let answered!: () => void;
     const settled = new Promise<void>((resolve) => (answered = resolve));
-    const posting: Posting = { key: JSON.stringify(message.id), id: message.id as RequestId, settled, answered };
+    const posting: Posting = { key: JSON.stringify(message.id), id: message.id, settled, answered };
     this.#posts.set(posting.key, posting);
     return posting;
   }

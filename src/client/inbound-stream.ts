@@ -14,9 +14,7 @@ import { toDivergenceError } from './errors.js';
 import { namesSession, refusalReason } from './refusal.js';
 import { readSse } from './sse-reader.js';
 import type { ClientObserver } from '#client-telemetry';
-import {
-  createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier,
-} from './verifier.js';
+import { createStreamVerifier, isDivergence, verifyReconnect, type StreamCheckpoint, type StreamVerifier } from './verifier.js';
 
 /** What a stream needs from the transport. */
 export interface InboundHost {
@@ -48,7 +46,10 @@ export interface InboundHost {
 
 /** Raised when a stream cannot continue for a reason that is not a divergence. */
 export class StreamEnded extends Error {
-  constructor(readonly reason: 'closed' | 'no-get-stream' | 'stream-lost', message: string) {
+  constructor(
+    readonly reason: 'closed' | 'no-get-stream' | 'stream-lost',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -102,12 +103,16 @@ export class InboundStream {
       if (response?.body) {
         const before = this.#verifier.checkpoint()?.lastId;
         try {
-          await readSse(response.body, {
-            onEvent: (e) => this.#onEvent(e.id, e.data),
-            onRetry: (ms) => {
-              this.#retryMs = ms;
+          await readSse(
+            response.body,
+            {
+              onEvent: (e) => this.#onEvent(e.id, e.data),
+              onRetry: (ms) => {
+                this.#retryMs = ms;
+              },
             },
-          }, this.#host.maxEventBytes);
+            this.#host.maxEventBytes,
+          );
         } catch (error) {
           // An oversized event is a lost connection that is said out loud; resume below.
           if (isContinuityError(error, 'inbound-event-too-large')) this.#host.report(error);

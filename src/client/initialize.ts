@@ -15,6 +15,8 @@ export interface InitializedSession {
   sessionId: string | undefined;
   epoch: string | null;
   protocolVersion: string;
+  /** The server's initialize result. */
+  result: Record<string, unknown>;
 }
 
 export interface InitializeHost {
@@ -64,17 +66,26 @@ export async function initializeSession(host: InitializeHost, init: JsonRpcReque
     headers.set(Header.ProtocolVersion, protocolVersion);
     const ackLink = linkSignal(signal);
     try {
-      const ack = await host.fetch(host.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), signal: ackLink.signal });
+      const ack = await host.fetch(host.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        signal: ackLink.signal,
+      });
       await ack.body?.cancel();
     } finally {
       ackLink.release();
     }
-    return { sessionId, epoch, protocolVersion };
+    return { sessionId, epoch, protocolVersion, result: answer.result };
   }
 }
 
 /** The response to `id`, from a JSON body or an SSE stream. */
-async function readAnswer(response: Response, id: string, maxEventBytes: number): Promise<JsonRpcMessage & ({ result: Record<string, unknown> } | { error: unknown })> {
+async function readAnswer(
+  response: Response,
+  id: string,
+  maxEventBytes: number,
+): Promise<JsonRpcMessage & ({ result: Record<string, unknown> } | { error: unknown })> {
   const type = response.headers.get(Header.ContentType) ?? '';
   const isAnswer = (m: JsonRpcMessage): boolean => !('method' in m) && 'id' in m && m.id === id;
   if (type.includes('application/json')) {
@@ -84,16 +95,20 @@ async function readAnswer(response: Response, id: string, maxEventBytes: number)
   } else if (response.body) {
     let found: JsonRpcMessage | undefined;
     const controller = new AbortController();
-    await readSse(response.body.pipeThrough(new TransformStream(), { signal: controller.signal }), {
-      onEvent: (e) => {
-        if (found || e.data === '') return;
-        const m = JSON.parse(e.data) as JsonRpcMessage;
-        if (isAnswer(m)) {
-          found = m;
-          controller.abort();
-        }
+    await readSse(
+      response.body.pipeThrough(new TransformStream(), { signal: controller.signal }),
+      {
+        onEvent: (e) => {
+          if (found || e.data === '') return;
+          const m = JSON.parse(e.data) as JsonRpcMessage;
+          if (isAnswer(m)) {
+            found = m;
+            controller.abort();
+          }
+        },
       },
-    }, maxEventBytes).catch(() => {});
+      maxEventBytes,
+    ).catch(() => {});
     if (found) return found as never;
   }
   throw new ContinuityError('stream-lost', 'The initialize response never arrived');

@@ -5,7 +5,8 @@
  * A live stream is not copied per event: its slot points at the stream, marked as moved,
  * and its position is read from the stream when saved.
  */
-import type { CheckpointStore, SessionCheckpoint } from './checkpoint.js';
+import { MAX_INITIALIZE, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
+import type { UnfinishedRequest } from './unfinished.js';
 import type { StreamCheckpoint } from './verdicts.js';
 
 /** Positions kept in memory; the checkpoint store bounds what it writes on its own. */
@@ -20,7 +21,11 @@ export interface SessionSnapshot {
   protocolVersion: string | undefined;
   epoch: string | null;
   initialize: string | undefined;
+  /** The server's initialize result (JSON). */
+  initializeResult?: string | undefined;
   standalone: StreamCheckpoint | undefined;
+  /** Requests sent and not yet answered. */
+  inFlight?: UnfinishedRequest[] | undefined;
 }
 
 /** A stream whose position moves: read when saved. */
@@ -198,6 +203,10 @@ export class StreamPositions {
       updatedAt: Date.now(),
     };
     if (s.initialize !== undefined) checkpoint.initialize = s.initialize;
+    // A result too large to keep (huge instructions) is left out: the restored SDK Client then
+    // skips initialize and sees no capabilities, as before results were kept, but saves go on.
+    if (s.initializeResult !== undefined && s.initializeResult.length <= MAX_INITIALIZE) checkpoint.initializeResult = s.initializeResult;
+    if (s.inFlight !== undefined && s.inFlight.length > 0) checkpoint.inFlight = s.inFlight;
     if (s.standalone) checkpoint.standalone = s.standalone.scheme === 'chained' ? s.standalone.stream : STANDALONE_KEY;
     await this.#store.save(checkpoint);
   }

@@ -1,6 +1,7 @@
 /**
  * Riding through a deploy window: a request that provably never reached a server (the
- * connection was refused or could not be made, so nothing was written) is sent again with
+ * connection was refused or could not be made, or was found reset when the request was
+ * written to it, so the server cannot hold it) is sent again with
  * backoff, and so is one the server refused before accepting it (503 with `Retry-After`
  * and one of our "not accepted, come back" reasons). Nothing the server may have accepted
  * is ever sent twice: a connection that failed after the request was written, or any
@@ -14,20 +15,42 @@ import { refusalError, refusalReason } from './refusal.js';
 /** Connection errors that happen before a byte of the request is written. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/**
+ * Errors the kernel gives on *writing* to a connection that was already reset: a keep-alive
+ * socket the server (or a proxy) reset while it was idle, the reset arriving before the
+ * request was written. The write failed, so the server cannot hold the whole request.
+ * A close seen on *reading* (`UND_ERR_SOCKET` "other side closed", or a read reset) is not
+ * one of these: the request was written, and whether the server read it cannot be told.
+ */
+const WRITE_REFUSED = new Set(['ECONNRESET', 'EPIPE']);
+
 /** Refusals our server gives before it accepts a request, that a later attempt may pass. */
 const NOT_ACCEPTED = new Set(['store-unavailable', 'server-busy', 'session-limit', 'server-draining', 'endpoint-closed', 'owner-unavailable']);
 
-/** Did this `fetch` failure happen before the request was written (so the server never saw it)? */
-export function neverSent(error: unknown): boolean {
+/** Does `error` or one of its causes (fetch wraps undici's, which wraps the socket's) pass `test`? */
+function anyCause(error: unknown, test: (e: { code?: unknown; syscall?: unknown; errors?: unknown }) => boolean): boolean {
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NEVER_SENT.has(code)) return true;
-    // AggregateError (several addresses tried): never sent if none of them connected.
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0 && errors.every((x) => neverSent(x))) return true;
+    if (test(e)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** The request was written to a kept-alive connection already reset: a stale socket, not a server down. */
+export function foundReset(error: unknown): boolean {
+  return anyCause(error, (e) => e.syscall === 'write' && typeof e.code === 'string' && WRITE_REFUSED.has(e.code));
+}
+
+/** Did this `fetch` failure happen before the request was written (so the server never saw it)? */
+export function neverSent(error: unknown): boolean {
+  return (
+    foundReset(error) ||
+    anyCause(error, (e) => {
+      if (typeof e.code === 'string' && NEVER_SENT.has(e.code)) return true;
+      // AggregateError (several addresses tried): never sent if none of them connected.
+      return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => neverSent(x));
+    })
+  );
 }
 
 /** `Retry-After` in ms (seconds or an HTTP date), capped; undefined when absent or unreadable. */
@@ -80,6 +103,9 @@ export async function rideThrough(attempt: () => Promise<Response>, options: Rid
       response = await attempt();
     } catch (error) {
       if (!neverSent(error) || signal.aborted) throw error;
+      // A stale keep-alive socket is no outage: the retry goes at once (the pool may hold
+      // several such sockets, each found reset in turn, each an attempt of the bound).
+      if (!last && foundReset(error)) continue;
       outage.failed(error);
       if (last) throw new ContinuityError('server-unreachable', undefined, { attempts: n + 1 }, { cause: error });
       await sleep(reconnectDelay(reconnect, n, undefined), signal, () => new ContinuityError('server-unreachable', 'Transport closed while waiting to retry'));

@@ -25,6 +25,5 @@ export interface SocketHandlers {
   onMessage(message: JsonRpcMessage): void;
   /** The socket closed (not by us): the session cannot continue. */
   onLost(error: ContinuityError): void;
-  onError(error: Error): void;
+  onError: (error: Error) => void;
 }
-

@@ -28,7 +28,9 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
     onRetry: (ms) => handlers.onRetry?.(ms),
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') {
-        tooLarge ??= new ContinuityError('inbound-event-too-large', `The server sent an SSE event larger than maxEventBytes (${maxEventBytes})`, { limit: maxEventBytes });
+        tooLarge ??= new ContinuityError('inbound-event-too-large', `The server sent an SSE event larger than maxEventBytes (${maxEventBytes})`, {
+          limit: maxEventBytes,
+        });
       }
     },
     maxBufferSize: maxEventBytes,

@@ -1,6 +1,7 @@
 /** A stream checkpoint's shape: what a persisted position must look like to be trusted again. */
 import { tryParseEventId } from '../protocol/event-id.js';
 import type { IdScheme, StreamCheckpoint } from './verdicts.js';
+import { isRecord, isText } from './shape.js';
 
 // Decimal counters up to 15 digits are always safe integers; longer ones are opaque.
 export const INTEGER_ID = /^[0-9]{1,15}$/;
@@ -18,12 +19,12 @@ export function isStreamCheckpoint(value: unknown): value is StreamCheckpoint {
 
 /** What is wrong with `value` as a {@link StreamCheckpoint}, or undefined if nothing. */
 export function streamCheckpointProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
-  const v = value as Record<string, unknown>;
-  if (typeof v.stream !== 'string' || v.stream.length > MAX_STREAM_KEY_LENGTH) return 'stream';
-  if (typeof v.lastId !== 'string' || v.lastId.length === 0 || v.lastId.length > MAX_CHECKPOINT_ID_LENGTH) return 'lastId';
+  if (!isRecord(value)) return 'not an object';
+  const v = value;
+  if (!isText(v.stream, MAX_STREAM_KEY_LENGTH)) return 'stream';
+  if (!isText(v.lastId, MAX_CHECKPOINT_ID_LENGTH) || v.lastId.length === 0) return 'lastId';
   if (typeof v.scheme !== 'string' || !SCHEMES.has(v.scheme)) return 'scheme';
-  if (v.updatedAt !== undefined && !(typeof v.updatedAt === 'number' && Number.isFinite(v.updatedAt))) return 'updatedAt';
+  if (v.updatedAt !== undefined && !Number.isFinite(v.updatedAt)) return 'updatedAt';
   if (v.complete !== undefined && typeof v.complete !== 'boolean') return 'complete';
   if (v.scheme === 'chained') {
     const parsed = tryParseEventId(v.lastId);

@@ -57,7 +57,6 @@ export interface StreamVerifier {
   readonly diverged: StreamDivergence | undefined;
 }
 
-
 /** The scheme an ID belongs to, judged from its shape alone. */
 export function idScheme(id: string): IdScheme {
   if (tryParseEventId(id) !== undefined) return 'chained';

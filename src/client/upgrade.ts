@@ -17,7 +17,23 @@ export interface UpgradeHost {
   report(error: Error): void;
 }
 
-export class ClientUpgrade {
+/** The client's half of the upgrade as the transport uses it (a browser build has one that never upgrades). */
+export interface Upgrade {
+  /** Can this runtime upgrade at all? */
+  readonly supported: boolean;
+  readonly open: boolean;
+  readonly waitFor: Promise<void> | undefined;
+  trySend(message: JsonRpcMessage): boolean;
+  answered(message: JsonRpcMessage): void;
+  closeGate(): void;
+  openGate(): void;
+  follow(params: unknown, host: UpgradeHost, maxFrameBytes: number): boolean;
+  fail(error: ContinuityError, emit: (message: JsonRpcMessage) => void): number;
+  close(): void;
+}
+
+export class ClientUpgrade implements Upgrade {
+  readonly supported = true;
   #socket: SocketChannel | undefined;
   #upgrading: Promise<void> | undefined;
   #gate: { promise: Promise<void>; open: () => void } | undefined;
@@ -37,7 +53,7 @@ export class ClientUpgrade {
   /** Sends over the socket if one is open; false if not. */
   trySend(message: JsonRpcMessage): boolean {
     if (!this.#socket) return false;
-    if ('method' in message && 'id' in message) this.#pending.set(JSON.stringify(message.id), message.id as RequestId);
+    if ('method' in message && 'id' in message) this.#pending.set(JSON.stringify(message.id), message.id);
     this.#socket.send(message);
     return true;
   }

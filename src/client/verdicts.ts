@@ -130,16 +130,7 @@ export interface Undetectable {
 
 /** Every verdict, discriminated by `kind`. */
 export type Verdict =
-  | Continuous
-  | BoundaryReplay
-  | Duplicate
-  | SessionInvalid
-  | EpochChanged
-  | Gap
-  | ReplayReset
-  | ChainMismatch
-  | ForeignStream
-  | Undetectable;
+  Continuous | BoundaryReplay | Duplicate | SessionInvalid | EpochChanged | Gap | ReplayReset | ChainMismatch | ForeignStream | Undetectable;
 
 /** Verdicts of {@link verifyReconnect}. */
 export type ReconnectVerdict = Continuous | SessionInvalid | EpochChanged;

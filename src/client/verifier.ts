@@ -21,10 +21,27 @@
 import { CONTINUOUS, type ReconnectInfo, type ReconnectOptions, type ReconnectVerdict } from './verdicts.js';
 
 export {
-  CONTINUOUS, isDivergence,
-  type BoundaryReplay, type ChainMismatch, type Continuous, type DivergenceVerdict, type Duplicate, type EpochChanged, type EventVerdict,
-  type ForeignStream, type Gap, type IdScheme, type ReconnectInfo, type ReconnectOptions, type ReconnectVerdict, type ReplayReset,
-  type SessionInvalid, type StreamCheckpoint, type StreamDivergence, type Undetectable, type Verdict,
+  CONTINUOUS,
+  isDivergence,
+  type BoundaryReplay,
+  type ChainMismatch,
+  type Continuous,
+  type DivergenceVerdict,
+  type Duplicate,
+  type EpochChanged,
+  type EventVerdict,
+  type ForeignStream,
+  type Gap,
+  type IdScheme,
+  type ReconnectInfo,
+  type ReconnectOptions,
+  type ReconnectVerdict,
+  type ReplayReset,
+  type SessionInvalid,
+  type StreamCheckpoint,
+  type StreamDivergence,
+  type Undetectable,
+  type Verdict,
 } from './verdicts.js';
 export { createStreamVerifier, DEFAULT_RECENT_ID_WINDOW, idScheme, type StreamVerifier, type StreamVerifierOptions } from './stream-verifier.js';
 export { isStreamCheckpoint, MAX_CHECKPOINT_ID_LENGTH, streamCheckpointProblem } from './stream-checkpoint.js';

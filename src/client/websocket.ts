@@ -5,7 +5,7 @@
  * the server's reason; any close after opening means the session is over (superseded).
  */
 import WebSocket from 'ws';
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError, toError } from '../protocol/errors.js';
 import { refusalError } from './refusal.js';
 import { UPGRADE_TOKEN_HEADER, WS_SUBPROTOCOL } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
@@ -52,9 +52,9 @@ export function openSocket(url: URL, headers: Headers, offer: UpgradeOffer, hand
     ws.on('message', (data, isBinary) => {
       if (isBinary) return handlers.onError(new Error('Ignoring a binary WebSocket frame'));
       try {
-        handlers.onMessage(JSON.parse(data.toString()) as JsonRpcMessage);
+        handlers.onMessage(JSON.parse((data as Buffer).toString('utf8')) as JsonRpcMessage);
       } catch (error) {
-        handlers.onError(error instanceof Error ? error : new Error(String(error)));
+        handlers.onError(toError(error));
       }
     });
     ws.on('error', (error) => {

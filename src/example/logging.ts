@@ -1,20 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  LoggingLevelSchema,
-  SetLevelRequestSchema,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /** The `extra` argument the SDK hands to every request handler of a server. */
 export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Severity order as defined by the protocol: `debug` (0) … `emergency` (7). */
-const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(
-  LoggingLevelSchema.options.map((level, index) => [level, index]),
-);
+const SEVERITY: ReadonlyMap<LoggingLevel, number> = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
 
 /**
  * Sends `notifications/message` on the stream of the request being handled,

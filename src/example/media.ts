@@ -7,8 +7,7 @@
  */
 
 /** A 1×1 PNG (a single blue pixel), base64-encoded. */
-export const PIXEL_PNG_BASE64 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mPQztkAAAINAUg5Z+/YAAAAAElFTkSuQmCC';
+export const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mPQztkAAAINAUg5Z+/YAAAAAElFTkSuQmCC';
 
 /** MIME type of {@link PIXEL_PNG_BASE64}. */
 export const PNG_MIME_TYPE = 'image/png';

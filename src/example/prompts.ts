@@ -19,13 +19,9 @@ function suggest(prefix: string): string[] {
  * `test_prompt_with_image`.
  */
 export function registerPrompts(server: McpServer): void {
-  server.registerPrompt(
-    'test_simple_prompt',
-    { description: 'A prompt without arguments.' },
-    () => ({
-      messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
-    }),
-  );
+  server.registerPrompt('test_simple_prompt', { description: 'A prompt without arguments.' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+  }));
 
   server.registerPrompt(
     'test_prompt_with_arguments',
@@ -37,9 +33,7 @@ export function registerPrompts(server: McpServer): void {
       },
     },
     ({ arg1, arg2 }) => ({
-      messages: [
-        { role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
-      ],
+      messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }],
     }),
   );
 
@@ -63,14 +57,10 @@ export function registerPrompts(server: McpServer): void {
     }),
   );
 
-  server.registerPrompt(
-    'test_prompt_with_image',
-    { description: 'A prompt that carries an image.' },
-    () => ({
-      messages: [
-        { role: 'user', content: { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE } },
-        { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
-      ],
-    }),
-  );
+  server.registerPrompt('test_prompt_with_image', { description: 'A prompt that carries an image.' }, () => ({
+    messages: [
+      { role: 'user', content: { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE } },
+      { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+    ],
+  }));
 }

@@ -27,6 +27,12 @@ const TEMPLATE_URI = /^test:\/\/template\/[^/]{1,256}\/data$/;
  * the standalone GET stream, which makes it a handy probe for that stream.
  */
 export function registerResources(server: McpServer): void {
+  registerFixedResources(server);
+  registerWatchedResource(server);
+}
+
+/** The resources whose content never changes: the two static ones and the template. */
+function registerFixedResources(server: McpServer): void {
   server.registerResource(
     'static-text',
     'test://static-text',
@@ -66,7 +72,10 @@ export function registerResources(server: McpServer): void {
       };
     },
   );
+}
 
+/** The watched resource, the subscriptions to it and the tool that changes it. */
+function registerWatchedResource(server: McpServer): void {
   let revision = 0;
   server.registerResource(
     'watched-resource',
@@ -79,9 +88,32 @@ export function registerResources(server: McpServer): void {
     (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Watched resource, revision ${revision}.` }] }),
   );
 
-  // One McpServer serves one session, so a plain set is the session's subscriptions. Only
-  // resources that exist, and boundedly many: each subscription is held until the session
-  // ends, and a client could otherwise grow the set (up to a request body a URI) without end.
+  const subscriptions = registerSubscriptions(server);
+
+  server.registerTool(
+    'update_watched_resource',
+    {
+      description: `Bumps the revision of ${WATCHED_RESOURCE_URI}; notifies the client if it subscribed.`,
+    },
+    async () => {
+      revision++;
+      const notified = subscriptions.has(WATCHED_RESOURCE_URI);
+      if (notified) await server.server.sendResourceUpdated({ uri: WATCHED_RESOURCE_URI });
+      return {
+        content: [{ type: 'text', text: `revision ${revision}${notified ? ', subscriber notified' : ', no subscriber'}` }],
+      };
+    },
+  );
+}
+
+/**
+ * Handles `resources/subscribe` and `resources/unsubscribe`; returns the set of subscribed URIs.
+ *
+ * One McpServer serves one session, so a plain set is the session's subscriptions. Only
+ * resources that exist, and boundedly many: each subscription is held until the session
+ * ends, and a client could otherwise grow the set (up to a request body a URI) without end.
+ */
+function registerSubscriptions(server: McpServer): Set<string> {
   const subscriptions = new Set<string>();
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
@@ -97,21 +129,5 @@ export function registerResources(server: McpServer): void {
     subscriptions.delete(request.params.uri);
     return {};
   });
-
-  server.registerTool(
-    'update_watched_resource',
-    {
-      description: `Bumps the revision of ${WATCHED_RESOURCE_URI}; notifies the client if it subscribed.`,
-    },
-    async () => {
-      revision++;
-      const notified = subscriptions.has(WATCHED_RESOURCE_URI);
-      if (notified) await server.server.sendResourceUpdated({ uri: WATCHED_RESOURCE_URI });
-      return {
-        content: [
-          { type: 'text', text: `revision ${revision}${notified ? ', subscriber notified' : ', no subscriber'}` },
-        ],
-      };
-    },
-  );
+  return subscriptions;
 }

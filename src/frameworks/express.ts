@@ -17,7 +17,7 @@ import { parsedBodyText, principalOfAuth, type AuthInfoLike } from './body.js';
 /** The parts of an Express request this adapter reads. */
 export interface ExpressRequestLike extends IncomingMessage {
   /** What a body parser (`express.json()`, …) left, if one ran. */
-  body?: unknown | undefined;
+  body?: unknown;
   /** What the SDK's `requireBearerAuth` left, if it ran. */
   auth?: AuthInfoLike | undefined;
 }

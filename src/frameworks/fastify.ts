@@ -18,7 +18,7 @@ import { parsedBodyText } from './body.js';
 /** The parts of a Fastify request the plugin reads. */
 export interface FastifyRequestLike {
   readonly raw: IncomingMessage;
-  readonly body?: unknown | undefined;
+  readonly body?: unknown;
 }
 
 /** The parts of a Fastify reply the plugin uses. */

@@ -29,4 +29,3 @@ export function contextOf(identity: RequestIdentity): ((req: IncomingMessage) =>
     return context;
   };
 }
-

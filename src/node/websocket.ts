@@ -70,18 +70,20 @@ export function upgradeHandler(
       writeRefusal(socket, 404, 'text/plain', 'Not Found');
       return;
     }
-    void decide(endpoint, req, context).then(async (decision) => {
-      if (!decision.ok) {
-        writeRefusal(socket, decision.response.status, decision.response.headers.get('content-type') ?? 'text/plain', await decision.response.text());
-        return;
-      }
-      if (socket.destroyed) return;
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        // Bad frames (too big, invalid UTF-8) make ws emit 'error', then close: never a crash.
-        ws.on('error', () => {});
-        decision.attach(wsPort(ws)).catch(() => ws.close(1011, 'internal-error'));
-      });
-    }).catch(() => socket.destroy());
+    void decide(endpoint, req, context)
+      .then(async (decision) => {
+        if (!decision.ok) {
+          writeRefusal(socket, decision.response.status, decision.response.headers.get('content-type') ?? 'text/plain', await decision.response.text());
+          return;
+        }
+        if (socket.destroyed) return;
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          // Bad frames (too big, invalid UTF-8) make ws emit 'error', then close: never a crash.
+          ws.on('error', () => {});
+          decision.attach(wsPort(ws)).catch(() => ws.close(1011, 'internal-error'));
+        });
+      })
+      .catch(() => socket.destroy());
   };
 }
 
@@ -104,17 +106,29 @@ function writeRefusal(socket: Duplex, status: number, type: string, body: string
 
 /** A `ws` socket as the core's SocketPort. */
 export function wsPort(ws: WebSocketLike): SocketPort {
+  const drains: Array<() => void> = [];
+  // Runs once a frame has been written to the socket (or failed): the queue went down.
+  const sent = (): void => {
+    for (const listener of drains) listener();
+  };
   return {
-    send: (text, done) => ws.send(text, done),
-    close: (code, reason) => ws.close(code, reason),
-    get bufferedAmount() {
+    write: (text) => {
+      ws.send(text, sent);
+      return true;
+    },
+    get queuedBytes() {
       return ws.bufferedAmount;
     },
-    onMessage: (listener) => ws.on('message', (data, isBinary) => {
-      // JSON-RPC travels as text frames; a binary frame is a protocol error (1003).
-      if (isBinary) ws.close(1003, 'text frames only');
-      else listener(data.toString());
-    }),
+    end: () => ws.close(1000, 'closing'),
+    destroy: () => ws.close(1000, 'closing'),
+    close: (code, reason) => ws.close(code, reason),
+    onDrain: (listener) => void drains.push(listener),
+    onMessage: (listener) =>
+      ws.on('message', (data, isBinary) => {
+        // JSON-RPC travels as text frames; a binary frame is a protocol error (1003).
+        if (isBinary) ws.close(1003, 'text frames only');
+        else listener(data.toString());
+      }),
     onClose: (listener) => ws.once('close', () => listener()),
   };
 }

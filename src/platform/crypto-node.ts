@@ -31,7 +31,8 @@ function endsInHighSurrogate(text: string): boolean {
 export function sha256b64urlOfPair(first: string, second: string, chars: number): string {
   // Small inputs: one-shot on the joined string (cheaper than a Hash object's calls).
   // Large ones: hashed in place, so the payload is not copied into a joined string first.
-  if (oneShot !== undefined && (second.length <= ONE_SHOT_MAX || endsInHighSurrogate(first))) return oneShot('sha256', first + second, 'base64url').slice(0, chars);
+  if (oneShot !== undefined && (second.length <= ONE_SHOT_MAX || endsInHighSurrogate(first)))
+    return oneShot('sha256', first + second, 'base64url').slice(0, chars);
   return nodeCrypto.createHash('sha256').update(first, 'utf8').update(second, 'utf8').digest('base64url').slice(0, chars);
 }
 

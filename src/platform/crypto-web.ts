@@ -1,10 +1,10 @@
 /**
  * `Crypto` (src/protocol/crypto.ts) without `node:` modules, for browsers and Workers
- * (package.json `imports`, `#crypto` by default): SHA-256 from `@noble/hashes` (pure JS,
- * synchronous, audited) and tokens from WebCrypto's `getRandomValues`. Same digests as
+ * (package.json `imports`, `#crypto` by default): SHA-256 from ./sha256.ts (pure JS,
+ * synchronous) and tokens from WebCrypto's `getRandomValues`. Same digests as
  * `crypto-node.ts`.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from './sha256.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const encoder = new TextEncoder();

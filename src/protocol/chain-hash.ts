@@ -66,6 +66,19 @@ export function utf8Length(payload: string): number {
   return byteLength(payload);
 }
 
+/**
+ * The UTF-8 of `payload` if the scratch buffer holds it (it was the last payload counted or
+ * hashed), else `undefined`. A view of the scratch: copy it before the turn ends and before
+ * the next count or hash. A store that keeps payloads as UTF-8 copies the bytes from here
+ * instead of encoding the payload a second time (at 64 KiB a copy costs a fraction of an
+ * encode).
+ */
+export function encodedUtf8(payload: string): Uint8Array | undefined {
+  // The same string object is the usual case (a pointer compare); two equal strings have equal bytes anyway.
+  if (encoded !== payload) return undefined;
+  return (tail as Uint8Array).subarray(0, encodedBytes);
+}
+
 /** `nextChain(previous, payload)`, computed without building the joined string. */
 export function hashNextChain(previous: string, payload: string): string {
   if (!hashable(payload) || previous.length > MAX_PREVIOUS) return nextChain(previous, payload);

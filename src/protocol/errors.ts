@@ -40,20 +40,63 @@ export const ERRORS = {
   'session-limit': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Too many sessions', retryable: true },
   'in-flight-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many requests in flight for this session', retryable: true },
   'duplicate-request-id': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'A request with this id is already in flight', retryable: false },
-  'upgrade-pending': { status: 409, rpc: JsonRpcCode.ServerError, message: 'The session is switching to WebSocket; send this over the socket once it is open', retryable: true },
+  'upgrade-pending': {
+    status: 409,
+    rpc: JsonRpcCode.ServerError,
+    message: 'The session is switching to WebSocket; send this over the socket once it is open',
+    retryable: true,
+  },
   'upgrade-invalid': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad WebSocket upgrade request', retryable: false },
-  'session-not-rebuildable': { status: 404, rpc: JsonRpcCode.SessionNotFound, message: 'Session ended: it lost its server and this server declares that its sessions cannot be rebuilt; re-initialize', retryable: false },
-  'session-state-limit': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'Too much lasting session state (log level, subscriptions, application state) for this session', retryable: false },
-  'server-draining': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Server draining for a restart: it takes no new sessions; retry shortly', retryable: true },
-  'session-superseded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Session superseded by a WebSocket upgrade; start a new session', retryable: false },
+  'session-not-rebuildable': {
+    status: 404,
+    rpc: JsonRpcCode.SessionNotFound,
+    message: 'Session ended: it lost its server and this server declares that its sessions cannot be rebuilt; re-initialize',
+    retryable: false,
+  },
+  'session-state-limit': {
+    status: 400,
+    rpc: JsonRpcCode.InvalidRequest,
+    message: 'Too much lasting session state (log level, subscriptions, application state) for this session',
+    retryable: false,
+  },
+  'server-draining': {
+    status: 503,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Server draining for a restart: it takes no new sessions; retry shortly',
+    retryable: true,
+  },
+  'session-superseded': {
+    status: 410,
+    rpc: JsonRpcCode.ContinuityRefused,
+    message: 'Session superseded by a WebSocket upgrade; start a new session',
+    retryable: false,
+  },
 
   // Resumption refusals (docs/design.md, "Resume")
-  'cursor-invalid': { status: 400, rpc: JsonRpcCode.ContinuityRefused, message: 'Last-Event-ID is malformed or does not belong to this session', retryable: false },
-  'replay-epoch-mismatch': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Replay epoch changed: the event log backing this cursor was reset', retryable: false },
+  'cursor-invalid': {
+    status: 400,
+    rpc: JsonRpcCode.ContinuityRefused,
+    message: 'Last-Event-ID is malformed or does not belong to this session',
+    retryable: false,
+  },
+  'replay-epoch-mismatch': {
+    status: 409,
+    rpc: JsonRpcCode.ContinuityRefused,
+    message: 'Replay epoch changed: the event log backing this cursor was reset',
+    retryable: false,
+  },
   'replay-window-exceeded': { status: 410, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is older than the retained replay window', retryable: false },
-  'cursor-ahead': { status: 409, rpc: JsonRpcCode.ContinuityRefused, message: 'Cursor is ahead of the event log: events the client saw are missing', retryable: false },
+  'cursor-ahead': {
+    status: 409,
+    rpc: JsonRpcCode.ContinuityRefused,
+    message: 'Cursor is ahead of the event log: events the client saw are missing',
+    retryable: false,
+  },
   'request-abandoned': {
-    status: 500, rpc: JsonRpcCode.RequestAbandoned, message: 'Request abandoned: it can never complete', retryable: false,
+    status: 500,
+    rpc: JsonRpcCode.RequestAbandoned,
+    message: 'Request abandoned: it can never complete',
+    retryable: false,
     data: '`mayHaveRun: true`: the request reached the process running its session before that process stopped, or stopped answering, so it may have run, in part or in full; the server never runs it again behind your back',
   },
 
@@ -65,19 +108,44 @@ export const ERRORS = {
   'replay-reset': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The server restarted or rewrote the stream', retryable: false },
   'chain-mismatch': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event content does not continue the hash chain', retryable: false },
   'foreign-stream': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Event belongs to another stream, epoch or ID scheme', retryable: false },
-  undetectable: { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'Continuity cannot be proven: event IDs carry no verifiable position', retryable: false },
-  'server-unreachable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The server could not be reached: the request was never written (connection refused); it may be sent again', retryable: true },
+  undetectable: {
+    status: 502,
+    rpc: JsonRpcCode.ContinuityRefused,
+    message: 'Continuity cannot be proven: event IDs carry no verifiable position',
+    retryable: false,
+  },
+  'server-unreachable': {
+    status: 503,
+    rpc: JsonRpcCode.ServerError,
+    message: 'The server could not be reached: the request was never written (connection refused); it may be sent again',
+    retryable: true,
+  },
   'stream-lost': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The response stream was lost and cannot be resumed', retryable: false },
-  'cors-refused': { status: 502, rpc: JsonRpcCode.ServerError, message: "The browser refused the cross-origin request: the server's CORS settings do not allow this origin, its methods or headers", retryable: false },
+  'cors-refused': {
+    status: 502,
+    rpc: JsonRpcCode.ServerError,
+    message: "The browser refused the cross-origin request: the server's CORS settings do not allow this origin, its methods or headers",
+    retryable: false,
+  },
   'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },
 
   // HTTP / protocol validation
   'not-acceptable': { status: 406, rpc: JsonRpcCode.ServerError, message: 'Not Acceptable: client must accept the required media types', retryable: false },
-  'unsupported-media-type': { status: 415, rpc: JsonRpcCode.ServerError, message: 'Unsupported Media Type: Content-Type must be application/json', retryable: false },
+  'unsupported-media-type': {
+    status: 415,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Unsupported Media Type: Content-Type must be application/json',
+    retryable: false,
+  },
   'method-not-allowed': { status: 405, rpc: JsonRpcCode.ServerError, message: 'Method Not Allowed', retryable: false },
   'parse-error': { status: 400, rpc: JsonRpcCode.ParseError, message: 'Parse error: body is not valid JSON', retryable: false },
   'invalid-request': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message', retryable: false },
-  'batch-unsupported': { status: 400, rpc: JsonRpcCode.InvalidRequest, message: 'JSON-RPC batches are not supported by this protocol version', retryable: false },
+  'batch-unsupported': {
+    status: 400,
+    rpc: JsonRpcCode.InvalidRequest,
+    message: 'JSON-RPC batches are not supported by this protocol version',
+    retryable: false,
+  },
   'protocol-version-unsupported': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Unsupported MCP-Protocol-Version', retryable: false },
   'body-too-large': { status: 413, rpc: JsonRpcCode.ServerError, message: 'Request body too large', retryable: false },
   'event-too-large': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Message exceeds the maximum event size', retryable: false },
@@ -91,22 +159,72 @@ export const ERRORS = {
   'store-unavailable': { status: 503, rpc: JsonRpcCode.InternalError, message: 'Store unavailable', retryable: true },
   'endpoint-closed': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Endpoint is shutting down', retryable: true },
   'internal-error': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Internal error', retryable: false },
-  'store-fenced': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Write refused: another replica owns this session now (stale fencing token)', retryable: true },
-  'owner-unavailable': { status: 503, rpc: JsonRpcCode.ServerError, message: 'The replica owning this session does not answer and its lease has not lapsed yet; retry shortly', retryable: true },
-  'store-regressed': { status: 404, rpc: JsonRpcCode.SessionNotFound, message: 'Session ended: the store went back in time (a failover or restore lost writes it had acknowledged); initialize a new session', retryable: false },
+  'store-fenced': {
+    status: 503,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Write refused: another replica owns this session now (stale fencing token)',
+    retryable: true,
+  },
+  'owner-unavailable': {
+    status: 503,
+    rpc: JsonRpcCode.ServerError,
+    message: 'The replica owning this session does not answer and its lease has not lapsed yet; retry shortly',
+    retryable: true,
+  },
+  'store-regressed': {
+    status: 404,
+    rpc: JsonRpcCode.SessionNotFound,
+    message: 'Session ended: the store went back in time (a failover or restore lost writes it had acknowledged); initialize a new session',
+    retryable: false,
+  },
   'store-locked': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Store file is in use by another process', retryable: false },
-  'dependency-missing': { status: 500, rpc: JsonRpcCode.InternalError, message: 'An optional dependency this feature needs is not installed', retryable: false },
-  'store-config-mismatch': { status: 500, rpc: JsonRpcCode.InternalError, message: "The store's configuration (key prefix, lease) disagrees with the running replicas'", retryable: false },
+  'dependency-missing': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: 'An optional dependency this feature needs is not installed',
+    retryable: false,
+  },
+  'store-config-mismatch': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: "The store's configuration (key prefix, lease) disagrees with the running replicas'",
+    retryable: false,
+  },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
   'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },
 
   // Readers and client limits
   'reader-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many readers open on this session', retryable: true },
-  'reader-cut': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Reader cut off (it lagged, or a newer reader took its stream over); resume with Last-Event-ID', retryable: true },
-  'inbound-event-too-large': { status: 502, rpc: JsonRpcCode.InternalError, message: 'The server sent an SSE event larger than the client accepts (maxEventBytes)', retryable: false },
-  'divergence-limit': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The server diverged too many times in a row; the transport gave up re-initializing', retryable: false },
-  'server-busy': { status: 503, rpc: JsonRpcCode.ServerError, message: 'Server busy: too many request bodies are being received at once; retry shortly', retryable: true },
-  'response-invalid': { status: 502, rpc: JsonRpcCode.InternalError, message: 'The server answered a request with something that is not its MCP response (another media type, or no JSON-RPC answer)', retryable: false },
+  'reader-cut': {
+    status: 503,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Reader cut off (it lagged, or a newer reader took its stream over); resume with Last-Event-ID',
+    retryable: true,
+  },
+  'inbound-event-too-large': {
+    status: 502,
+    rpc: JsonRpcCode.InternalError,
+    message: 'The server sent an SSE event larger than the client accepts (maxEventBytes)',
+    retryable: false,
+  },
+  'divergence-limit': {
+    status: 502,
+    rpc: JsonRpcCode.ContinuityRefused,
+    message: 'The server diverged too many times in a row; the transport gave up re-initializing',
+    retryable: false,
+  },
+  'server-busy': {
+    status: 503,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Server busy: too many request bodies are being received at once; retry shortly',
+    retryable: true,
+  },
+  'response-invalid': {
+    status: 502,
+    rpc: JsonRpcCode.InternalError,
+    message: 'The server answered a request with something that is not its MCP response (another media type, or no JSON-RPC answer)',
+    retryable: false,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every public error code. */
@@ -169,4 +287,12 @@ export function isContinuityError<C extends ErrorCode>(value: unknown, code?: C)
 /** Is `value` one of the public codes? Used to map a wire `reason` back to a typed error. */
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
+}
+
+/**
+ * `value` as an Error: what was thrown is passed on as it is when it is one, and wrapped
+ * otherwise, so an `onError` hook always gets an Error.
+ */
+export function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
 }

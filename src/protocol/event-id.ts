@@ -3,7 +3,9 @@
  *
  * - `epoch`  names the generation of the session's event log (base64url, ≤ 43 chars);
  * - `stream` names the stream within the session (base64url alphabet, ≤ 32 chars);
- * - `seq`    is contiguous per stream: 1, 2, 3 … (decimal, no leading zeros);
+ * - `seq`    is contiguous per stream: 1, 2, 3 … (decimal, no leading zeros); 0 names the
+ *            position before a stream's first event, whose chain is the stream's seed (a
+ *            cursor that resumes a stream from its start, never an event's ID);
  * - `chain`  is a truncated hash chain over the stream's payloads,
  *            `chain_n = H(chain_{n-1} ‖ payload_n)`, so a client can check that the
  *            content it is replayed continues the history it saw, not just the numbers.
@@ -28,7 +30,7 @@ const MAX_EPOCH_LENGTH = 43;
 const MAX_STREAM_LENGTH = 32;
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
-const SEQ = /^[1-9][0-9]{0,15}$/;
+const SEQ = /^(?:0|[1-9][0-9]{0,15})$/;
 const CHAIN = /^[A-Za-z0-9_-]{16}$/;
 
 /** Is `s` a valid epoch token? */
@@ -45,7 +47,7 @@ export function isStreamName(s: string): boolean {
 export function formatEventId(id: EventId): string {
   if (!isEpoch(id.epoch)) throw invalid('epoch', id.epoch);
   if (!isStreamName(id.stream)) throw invalid('stream', id.stream);
-  if (!Number.isSafeInteger(id.seq) || id.seq < 1) throw invalid('seq', String(id.seq));
+  if (!Number.isSafeInteger(id.seq) || id.seq < 0) throw invalid('seq', String(id.seq));
   if (!CHAIN.test(id.chain)) throw invalid('chain', id.chain);
   return `${id.epoch}.${id.stream}.${id.seq}.${id.chain}`;
 }
@@ -101,6 +103,19 @@ export function tryParseEventId(raw: string): EventId | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The session's standalone (GET) stream, in every epoch (docs/design.md §2). */
+export const STANDALONE_STREAM = '0';
+
+/**
+ * The cursor before the first event of `stream`: `<epoch>.<stream>.0.<seed>`. Resuming from
+ * it replays the stream from its start, or is refused `replay-window-exceeded` once its
+ * first events were trimmed; a client that knows the session but not yet a position on
+ * the stream (its position was never saved) resumes from here instead of opening afresh.
+ */
+export function streamStartId(epoch: string, stream: string): string {
+  return `${eventIdPrefix(epoch, stream)}0.${chainSeed(epoch, stream)}`;
 }
 
 /** The chain value before the first event of a stream: binds the chain to its epoch and stream. */

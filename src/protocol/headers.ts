@@ -13,6 +13,12 @@ export const Header = {
   Host: 'host',
 } as const;
 
+/**
+ * Visible ASCII (0x21-0x7E), one or more characters: what a session ID may be made of
+ * (it travels in a header and names store keys, so no spaces or controls).
+ */
+export const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
 /** Header a client sends on its standalone GET to ask for the WebSocket upgrade offer. */
 export const UPGRADE_REQUEST_HEADER = 'x-mcp-upgrade';
 /** Header carrying the offer's token on the WebSocket handshake. */

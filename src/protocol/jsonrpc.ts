@@ -25,7 +25,7 @@ export interface JsonRpcResult {
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
   id?: RequestId | null | undefined;
-  error: { code: number; message: string; data?: unknown | undefined };
+  error: { code: number; message: string; data?: unknown };
 }
 export type JsonRpcResponse = JsonRpcResult | JsonRpcErrorResponse;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;

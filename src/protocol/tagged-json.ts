@@ -44,10 +44,12 @@ function toTree(value: unknown, depth: number, seen: Set<object>): Json | undefi
     case 'function':
     case 'symbol':
       return undefined;
+    case 'object':
+      break; // null, arrays and plain objects: below
   }
   if (value === null) return null;
   if (depth >= MAX_DEPTH) throw new TypeError(`Tagged JSON: nested deeper than ${MAX_DEPTH}`);
-  const object = value as object;
+  const object = value;
   if (seen.has(object)) throw new TypeError('Tagged JSON: a value refers to itself');
   seen.add(object);
   try {
@@ -64,8 +66,16 @@ function objectTree(value: object, depth: number, seen: Set<object>): Json | und
   }
   if (value instanceof URL) return tag('U', value.href);
   if (value instanceof Uint8Array) return tag('B', Array.from(value));
-  if (value instanceof Map) return tag('M', [...value].map(([k, v]) => [toTree(k, depth, seen) ?? null, toTree(v, depth, seen) ?? null]));
-  if (value instanceof Set) return tag('S', [...value].map((v) => toTree(v, depth, seen) ?? null));
+  if (value instanceof Map)
+    return tag(
+      'M',
+      [...value].map(([k, v]) => [toTree(k, depth, seen) ?? null, toTree(v, depth, seen) ?? null]),
+    );
+  if (value instanceof Set)
+    return tag(
+      'S',
+      [...value].map((v) => toTree(v, depth, seen) ?? null),
+    );
   if (Array.isArray(value)) return value.map((v: unknown) => toTree(v, depth, seen) ?? null);
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') return toTree(toJSON.call(value), depth, seen);
@@ -99,10 +109,12 @@ function fromTree(tree: Json, depth: number): unknown {
     case 'B':
       return Uint8Array.from(array(v), (x) => number(x));
     case 'M':
-      return new Map(array(v).map((pair) => {
-        const [k, x] = array(pair);
-        return [fromTree(k ?? null, depth + 1), fromTree(x ?? null, depth + 1)];
-      }));
+      return new Map(
+        array(v).map((pair) => {
+          const [k, x] = array(pair);
+          return [fromTree(k ?? null, depth + 1), fromTree(x ?? null, depth + 1)];
+        }),
+      );
     case 'S':
       return new Set(array(v).map((x) => fromTree(x, depth + 1)));
     default:

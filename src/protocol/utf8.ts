@@ -5,8 +5,9 @@
  * Node compatibility): it counts without encoding, an order of magnitude faster than a
  * loop over a large payload.
  */
-const nativeByteLength: ((s: string, encoding: 'utf8') => number) | undefined =
-  (globalThis as { Buffer?: { byteLength?: (s: string, encoding: 'utf8') => number } }).Buffer?.byteLength;
+const nativeByteLength: ((s: string, encoding: 'utf8') => number) | undefined = (
+  globalThis as { Buffer?: { byteLength?: (s: string, encoding: 'utf8') => number } }
+).Buffer?.byteLength;
 
 /**
  * UTF-8 byte length without allocating. A lone surrogate counts 3 bytes: it is encoded

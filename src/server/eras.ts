@@ -13,10 +13,11 @@
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { Header, isSupportedProtocolVersion } from '../protocol/headers.js';
-import type { CloseOptions, Endpoint } from './endpoint.js';
+import type { CloseOptions, Endpoint } from './endpoint-api.js';
 import type { HandleContext } from './session/context.js';
 import { setPreReadBody, type PreRead } from './post-body.js';
 import { readBody, refusal, toRefusal } from './stream/http.js';
+import type { BodyBudget } from './stream/body-budget.js';
 
 /**
  * The modern leg: what `createMcpHandler(factory, { legacy: 'reject' })` returns, or any
@@ -38,6 +39,8 @@ export interface ModernRequestOptions {
 /** What the composition shares with the endpoint it wraps. */
 export interface ErasShared {
   readonly limits: { readonly maxBodyBytes: number; readonly maxBodyBytesTotal: number };
+  /** Where the bodies being received are counted (the endpoint's process state). */
+  readonly bodies: BodyBudget;
   /** The endpoint's Host/Origin guard (and its closed state): throws a refusal. */
   readonly checkGuard: (request: Request) => void;
   /** Failures that are not the client's (reported like the endpoint's own). */
@@ -45,8 +48,8 @@ export interface ErasShared {
 }
 
 interface Classifier {
-  isLegacyRequest(request: Request, parsedBody?: unknown): Promise<boolean>;
-  isJsonContentType(header: string | null | undefined): boolean;
+  isLegacyRequest: (request: Request, parsedBody?: unknown) => Promise<boolean>;
+  isJsonContentType: (header: string | null | undefined) => boolean;
 }
 
 let sdk: Promise<Classifier> | undefined;
@@ -79,7 +82,7 @@ export function withModernLeg(legacy: Endpoint, modern: ModernHandler, shared: E
       const { isLegacyRequest, isJsonContentType } = await classifier();
       if (request.method === 'POST') {
         if (!isJsonContentType(request.headers.get(Header.ContentType))) throw new ContinuityError('unsupported-media-type');
-        parsed = parse(await readBody(request, shared.limits.maxBodyBytes, shared.limits.maxBodyBytesTotal));
+        parsed = parse(await readBody(request, shared.limits.maxBodyBytes, shared.limits.maxBodyBytesTotal, shared.bodies));
       }
       // A body that is not JSON carries no envelope claim: the SDK routes it to legacy
       // serving, whose answer (a parse error) is ours.

@@ -1,20 +1,18 @@
 /** A POST carrying `initialize`: a new session, placed in this process, answered on its first stream. */
 import { ContinuityError } from '../protocol/errors.js';
-import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion, type ProtocolVersion } from '../protocol/headers.js';
+import { LATEST_PROTOCOL_VERSION, isSupportedProtocolVersion, type ProtocolVersion, VISIBLE_ASCII } from '../protocol/headers.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { randomToken } from '../protocol/crypto.js';
 import type { SessionRecord } from '../store/types.js';
 import type { Placement } from './cluster/placement.js';
 import type { HandleContext, ServerFactory } from './session/context.js';
 
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
-
 export interface Initializer {
   readonly placement: Placement;
   readonly server: ServerFactory;
   newSessionId(): string;
   now(): number;
-  onError(error: Error): void;
+  onError: (error: Error) => void;
 }
 
 /** Creates the session of `message` and answers it. */
@@ -30,8 +28,14 @@ export async function initializeSession(parts: Initializer, message: JsonRpcRequ
   const init: JsonRpcRequest = requested === version ? message : { ...message, params: { ...message.params, protocolVersion: version } };
   const at = parts.now();
   const record: SessionRecord = {
-    id, epoch: randomToken(12), pastEpochs: [], protocolVersion: version, initialize: JSON.stringify(init),
-    principal: context.principal, createdAt: at, lastActiveAt: at,
+    id,
+    epoch: randomToken(12),
+    pastEpochs: [],
+    protocolVersion: version,
+    initialize: JSON.stringify(init),
+    principal: context.principal,
+    createdAt: at,
+    lastActiveAt: at,
   };
   const session = await parts.placement.create(record);
   try {

@@ -3,6 +3,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import { Header, accepts } from '../protocol/headers.js';
 import { classify, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { readBody } from './stream/http.js';
+import type { BodyBudget } from './stream/body-budget.js';
 
 export interface PostBody {
   readonly messages: JsonRpcMessage[];
@@ -26,7 +27,12 @@ export function setPreReadBody(request: Request, body: PreRead): void {
 }
 
 /** Reads and validates a POST; every failure is a typed refusal. */
-export async function readPost(request: Request, limits: { maxBodyBytes: number; maxBodyBytesTotal: number }, jsonResponse: boolean): Promise<PostBody> {
+export async function readPost(
+  request: Request,
+  limits: { maxBodyBytes: number; maxBodyBytesTotal: number },
+  jsonResponse: boolean,
+  bodies: BodyBudget,
+): Promise<PostBody> {
   const accept = request.headers.get(Header.Accept);
   if (!accepts(accept, 'application/json') || (!jsonResponse && !accepts(accept, 'text/event-stream'))) {
     throw new ContinuityError('not-acceptable', 'Not Acceptable: client must accept both application/json and text/event-stream');
@@ -38,7 +44,7 @@ export async function readPost(request: Request, limits: { maxBodyBytes: number;
   let body: unknown;
   if (pre !== undefined) body = pre.json;
   else {
-    const text = await readBody(request, limits.maxBodyBytes, limits.maxBodyBytesTotal);
+    const text = await readBody(request, limits.maxBodyBytes, limits.maxBodyBytesTotal, bodies);
     try {
       body = JSON.parse(text);
     } catch {

@@ -1,5 +1,5 @@
 /** Failures met while answering requests, reported to `onError` without flooding it. */
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError, toError } from '../protocol/errors.js';
 
 /** A kind of failure met while answering requests (a store that cannot be read) is reported at most this often, ms. */
 export const REQUEST_FAILURE_REPORT_MS = 10_000;
@@ -9,7 +9,7 @@ export function requestFailureReporter(onError: (error: Error) => void, now: () 
   /** When each kind of failure met while answering a request was last reported. */
   const reportedAt = new Map<string, number>();
   return (error) => {
-    if (!(error instanceof ContinuityError)) return onError(error instanceof Error ? error : new Error(String(error)));
+    if (!(error instanceof ContinuityError)) return onError(toError(error));
     // A store that fails a request's own reads (a lookup, a session record) leaves no other
     // trace than the client's 503: reported too, once a while per kind, so that an outage
     // is seen, and is not a flood of one report per request.

@@ -6,7 +6,7 @@
  * Everything here is synchronous underneath: a fence check made right before a
  * synchronous write (the memory maps, a better-sqlite3 transaction) is atomic with it.
  */
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError, toError } from '../protocol/errors.js';
 import type { AppendNotice, ClusterBus, Lease, Ownership, Unsubscribe } from './types.js';
 
 interface LeaseRow {
@@ -91,7 +91,7 @@ export class LocalOwnership implements Ownership {
  * and neither stops the other listeners nor ends the process.
  */
 export function reportListenerError(error: unknown): void {
-  const e = error instanceof Error ? error : new Error(String(error));
+  const e = toError(error);
   process.emitWarning(`mcp-continuity: a store bus listener threw: ${e.stack ?? e.message}`, 'ContinuityBusWarning');
 }
 

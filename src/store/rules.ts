@@ -1,15 +1,11 @@
 /** Rules every store applies the same way: retention options, byte counting, contiguity. */
 import { ContinuityError } from '../protocol/errors.js';
+import { resolvePositive } from '../protocol/options.js';
 import { DEFAULT_RETENTION, type LogEvent, type ResolvedRetention, type RetentionOptions, type StreamHead } from './types.js';
 
+/** `options` over the defaults; throws a RangeError naming the first one that is not a positive number. */
 export function resolveRetention(options: RetentionOptions | undefined): ResolvedRetention {
-  // An option given as `undefined` takes its default.
-  const r: Record<string, unknown> = { ...DEFAULT_RETENTION };
-  for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) r[k] = v;
-  for (const [k, v] of Object.entries(r)) {
-    if (!(typeof v === 'number' && v > 0)) throw new RangeError(`retention.${k} must be a positive number, got ${String(v)}`);
-  }
-  return r as ResolvedRetention;
+  return resolvePositive('retention', DEFAULT_RETENTION, options);
 }
 
 export { byteLength, countUtf8 } from '../protocol/utf8.js';

@@ -91,7 +91,7 @@ export interface EventLog {
    * Creates an empty stream. `seed` is the chain value before its first event.
    * With `fence`, refused with `store-fenced` unless it is the session's current fencing token.
    */
-  openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number | undefined): Promise<void>;
+  openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void>;
   /**
    * Appends events. `events[0].seq` must be `head.lastSeq + 1` and the rest contiguous,
    * else the store throws `store-conflict` and appends nothing.
@@ -104,7 +104,7 @@ export interface EventLog {
    * When the store has a {@link Store.bus}, a successful append publishes an
    * {@link AppendNotice} itself, atomically with the write: callers never publish appends.
    */
-  append(session: string, stream: string, events: readonly LogEvent[], fence?: number | undefined): Promise<void>;
+  append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void>;
   /** Up to `limit` events with `seq > afterSeq`, in order. */
   read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]>;
   head(session: string, stream: string): Promise<StreamHead | undefined>;
@@ -113,7 +113,7 @@ export interface EventLog {
    * unless it is the session's current fencing token. Publishes a notice with `closed: true`
    * on the store's bus.
    */
-  closeStream(session: string, stream: string, fence?: number | undefined): Promise<void>;
+  closeStream(session: string, stream: string, fence?: number): Promise<void>;
   /** Names of the session's streams, in the order they were opened. */
   streams(session: string): Promise<string[]>;
   dropStream(session: string, stream: string): Promise<void>;
@@ -129,7 +129,7 @@ export interface SessionStore {
    * Replaces an existing record; no-op when it is gone. With `fence`, refused with
    * `store-fenced` (and nothing written) unless it is the session's current fencing token.
    */
-  put(record: SessionRecord, fence?: number | undefined): Promise<void>;
+  put(record: SessionRecord, fence?: number): Promise<void>;
   delete(id: string): Promise<void>;
   count(): Promise<number>;
   /** Ids of sessions idle since before `cutoff` (ms since epoch), at most `limit`. */
@@ -187,7 +187,7 @@ export interface AppendNotice {
   /** The stream's `lastSeq` after the append. */
   readonly lastSeq: number;
   /** The stream was closed (no more appends will come). */
-  readonly closed: boolean;  /**
+  readonly closed: boolean; /**
    * The bus reconnected and notices published meanwhile may be lost: re-read every stream
    * of the session you tail. (`stream` is '' and `lastSeq` -1 in such a notice.)
    */
@@ -222,6 +222,12 @@ export interface ClusterBus {
   sendToOwner(owner: string, message: string): Promise<number>;
   /** Receives the messages sent to `owner`; resolves once subscribed. */
   subscribeInbox(owner: string, listener: (message: string) => void): Promise<Unsubscribe>;
+  /**
+   * Calls `listener` each time this process's subscriptions are back after a lost store
+   * connection: a message sent to it meanwhile (a reply to a carried call, say) may be lost.
+   * Absent on a bus that never disconnects (in-process).
+   */
+  onReconnect?(listener: () => void): void;
 }
 
 /** A store: sessions plus their logs. */

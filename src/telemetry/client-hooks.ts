@@ -15,7 +15,12 @@ export class ClientObserver {
     this.#onReconnect = onReconnect;
   }
 
-  send(message: JsonRpcMessage, _sessionId: string | undefined, _protocolVersion: string | undefined, post: (message: JsonRpcMessage) => Promise<void>): Promise<void> {
+  send(
+    message: JsonRpcMessage,
+    _sessionId: string | undefined,
+    _protocolVersion: string | undefined,
+    post: (message: JsonRpcMessage) => Promise<void>,
+  ): Promise<void> {
     return post(message);
   }
 

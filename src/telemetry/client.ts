@@ -25,13 +25,18 @@ export class ClientObserver {
    * Sends `message` with `post`: its operation begins, and the message carries its trace
    * context in `params._meta`. A send that fails ends the operation with the error's code.
    */
-  async send(message: JsonRpcMessage, sessionId: string | undefined, protocolVersion: string | undefined, post: (message: JsonRpcMessage) => Promise<void>): Promise<void> {
+  async send(
+    message: JsonRpcMessage,
+    sessionId: string | undefined,
+    protocolVersion: string | undefined,
+    post: (message: JsonRpcMessage) => Promise<void>,
+  ): Promise<void> {
     if (!('method' in message)) return post(message);
     if (message.method === 'initialize') this.#sessionStarted = performance.now();
     const ctx = this.#operations.begin(message, sessionId, protocolVersion, context.active());
     const params = injectIntoMeta(message.params, ctx);
     try {
-      await post(params === message.params ? message : ({ ...message, params } as JsonRpcMessage));
+      await post(params === message.params ? message : { ...message, params });
     } catch (error) {
       if ('id' in message) this.#operations.fail(message.id, (error as { code?: unknown }).code ?? 'send-failed');
       throw error;

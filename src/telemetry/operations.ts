@@ -24,7 +24,11 @@ export type Side = 'server' | 'client';
  * The span name and attributes of one request or notification. `attributes` are the
  * metric's (low cardinality); the span adds the session and request ids.
  */
-export function describe(message: JsonRpcMessage & { method: string }, sessionId: string | undefined, protocolVersion: string | undefined): { name: string; attributes: Attributes; spanAttributes: Attributes } {
+export function describe(
+  message: JsonRpcMessage & { method: string },
+  sessionId: string | undefined,
+  protocolVersion: string | undefined,
+): { name: string; attributes: Attributes; spanAttributes: Attributes } {
   const attributes: Attributes = { 'mcp.method.name': message.method, 'network.transport': 'tcp' };
   if (protocolVersion !== undefined) attributes['mcp.protocol.version'] = protocolVersion;
   const spanAttributes: Attributes = { ...attributes };
@@ -56,7 +60,9 @@ export class Operations {
   begin(message: JsonRpcMessage & { method: string }, sessionId: string | undefined, protocolVersion: string | undefined, parent?: Context): Context {
     const { name, attributes, spanAttributes } = describe(message, sessionId, protocolVersion);
     const from = parent ?? (this.#side === 'server' ? extractFromMeta((message as { params?: unknown }).params) : context.active());
-    const span = trace.getTracer(SCOPE).startSpan(name, { kind: this.#side === 'server' ? SpanKind.SERVER : SpanKind.CLIENT, attributes: spanAttributes }, from);
+    const span = trace
+      .getTracer(SCOPE)
+      .startSpan(name, { kind: this.#side === 'server' ? SpanKind.SERVER : SpanKind.CLIENT, attributes: spanAttributes }, from);
     const started = performance.now();
     if ('id' in message && message.id !== undefined && message.id !== null) {
       this.#open.set(JSON.stringify(message.id), { span, started, attributes });
@@ -81,7 +87,11 @@ export class Operations {
     this.#open.delete(key);
     const error = 'error' in message ? message.error : undefined;
     const toolError = 'result' in message && (message.result as { isError?: unknown }).isError === true;
-    finish(this.#side, open, error ? { type: String(error.code), message: error.message } : toolError ? { type: 'tool_error', message: 'tool_error' } : undefined);
+    finish(
+      this.#side,
+      open,
+      error ? { type: String(error.code), message: error.message } : toolError ? { type: 'tool_error', message: 'tool_error' } : undefined,
+    );
   }
 
   /** An operation failed without a response (its request could not be sent): it ends with `type`. */

@@ -29,10 +29,21 @@ export class ServerObserver {
   }
 
   /** A request was refused. */
-  refusal(code: ErrorCode, status: number, request: Request, ids: { sessionId: string | null; requestId: string | number | null; lastEventId: string | null }): void {
+  refusal(
+    code: ErrorCode,
+    status: number,
+    request: Request,
+    ids: { sessionId: string | null; requestId: string | number | null; lastEventId: string | null },
+  ): void {
     instruments().refusals.add(1, { [ERROR_TYPE]: code, 'http.response.status_code': status });
     callHook(this.#hooks.onRefusal, {
-      code, status, method: request.method, sessionId: ids.sessionId ?? undefined, requestId: ids.requestId ?? undefined, lastEventId: ids.lastEventId ?? undefined, replicaId: this.replicaId,
+      code,
+      status,
+      method: request.method,
+      sessionId: ids.sessionId ?? undefined,
+      requestId: ids.requestId ?? undefined,
+      lastEventId: ids.lastEventId ?? undefined,
+      replicaId: this.replicaId,
     });
   }
 

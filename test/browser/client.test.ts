@@ -17,7 +17,15 @@ import type { ScenarioResult } from './page.js';
 import { startFront, type Front } from './front.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const STEPS = 20;
 const CUT_AFTER = 5;
 
@@ -57,8 +65,14 @@ describe('the client in headless Chromium', { skip: missing ? `${CHROMIUM} not i
 
   before(async () => {
     const { code, inputs } = await bundle();
-    assert.ok(inputs.some((i) => i.endsWith('dist/client/web.js')), `the browser entry is bundled: ${inputs.filter((i) => i.includes('dist/')).join(', ')}`);
-    assert.ok(inputs.some((i) => i.endsWith('dist/platform/crypto-web.js')) && !inputs.some((i) => i.includes('-node.js')), 'the web platform modules, not the Node ones');
+    assert.ok(
+      inputs.some((i) => i.endsWith('dist/client/web.js')),
+      `the browser entry is bundled: ${inputs.filter((i) => i.includes('dist/')).join(', ')}`,
+    );
+    assert.ok(
+      inputs.some((i) => i.endsWith('dist/platform/crypto-web.js')) && !inputs.some((i) => i.includes('-node.js')),
+      'the web platform modules, not the Node ones',
+    );
     front = await startFront(PAGE, code);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
@@ -68,7 +82,7 @@ describe('the client in headless Chromium', { skip: missing ? `${CHROMIUM} not i
     await front?.close();
   });
 
-  async function run(pageOrigin: string, path: string): Promise<ScenarioResult> {
+  async function run(pageOrigin: string, path: string, options: { upgrade?: boolean } = {}): Promise<ScenarioResult> {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -76,8 +90,9 @@ describe('the client in headless Chromium', { skip: missing ? `${CHROMIUM} not i
       await page.goto(`${pageOrigin}/`);
       await page.waitForFunction(() => 'mcpScenario' in globalThis, undefined, { timeout: 30_000 });
       const result = await page.evaluate(
-        ([url, steps]) => (globalThis as unknown as { mcpScenario(u: string, n: number): Promise<ScenarioResult> }).mcpScenario(url, steps),
-        [`${front.origin}${path}`, STEPS] as const,
+        ([url, steps, opts]) =>
+          (globalThis as unknown as { mcpScenario(u: string, n: number, o: { upgrade?: boolean }): Promise<ScenarioResult> }).mcpScenario(url, steps, opts),
+        [`${front.origin}${path}`, STEPS, options] as const,
       );
       assert.deepEqual(errors, [], 'no page errors');
       return result;
@@ -114,6 +129,17 @@ describe('the client in headless Chromium', { skip: missing ? `${CHROMIUM} not i
       assert.ok(r.progress.length < STEPS, `nothing after the altered event was delivered: ${r.progress.join(',')}`);
     });
   }
+
+  it('the WebSocket upgrade asked for in a browser: reported once (upgrade-invalid), never asked of the server, the session stays on SSE', async () => {
+    front.faults = {};
+    const asks = front.upgradeAsks;
+    const r = await run(front.origin, '/mcp', { upgrade: true });
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.deepEqual(r.result, { emitted: STEPS });
+    assert.deepEqual(r.progress, EVERY_STEP);
+    assert.deepEqual(r.reported, ['upgrade-invalid']);
+    assert.equal(front.upgradeAsks, asks, 'no GET asked for an offer');
+  });
 
   it('a server without CORS settings: the client names CORS, not a lost stream', async () => {
     const r = await run(front.crossOrigin, '/mcp-nocors');

@@ -34,6 +34,8 @@ export interface Front {
   readonly cuts: number;
   readonly resumes: string[];
   readonly preflights: number;
+  /** GETs that asked for the WebSocket upgrade. */
+  readonly upgradeAsks: number;
   close(): Promise<void>;
 }
 
@@ -74,7 +76,7 @@ function watch(front: { cuts: number }, cutAfter: number | undefined, tamper: bo
  */
 export async function startFront(page: string, bundle: string): Promise<Front> {
   const made: { endpoint?: Endpoint; allowed?: string } = {};
-  const state = { cuts: 0, resumes: [] as string[], preflights: 0, faults: {} as Faults };
+  const state = { cuts: 0, resumes: [] as string[], preflights: 0, upgradeAsks: 0, faults: {} as Faults };
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/' || path === '/index.html') {
@@ -93,13 +95,21 @@ export async function startFront(page: string, bundle: string): Promise<Front> {
     const cors = path === '/mcp' && req.headers.origin === made.allowed ? made.allowed : undefined;
     if (cors !== undefined && req.method === 'OPTIONS') {
       state.preflights++;
-      res.writeHead(204, { 'access-control-allow-origin': cors, 'access-control-allow-methods': ALLOW_METHODS, 'access-control-allow-headers': ALLOW_HEADERS, vary: 'origin' }).end();
+      res
+        .writeHead(204, {
+          'access-control-allow-origin': cors,
+          'access-control-allow-methods': ALLOW_METHODS,
+          'access-control-allow-headers': ALLOW_HEADERS,
+          vary: 'origin',
+        })
+        .end();
       return;
     }
     void (async () => {
       const request = toRequest(req, res);
       const lastEventId = request.headers.get('last-event-id');
       if (lastEventId !== null) state.resumes.push(lastEventId);
+      if (request.headers.get('x-mcp-upgrade') === 'websocket') state.upgradeAsks++;
       const isCall = req.method === 'POST' && (await request.clone().text()).includes('"tools/call"');
       const cutAfter = isCall ? state.faults.cutAfterProgress : undefined;
       const tamper = lastEventId !== null && state.faults.tamperResume === true;
@@ -124,6 +134,8 @@ export async function startFront(page: string, bundle: string): Promise<Front> {
   const endpoint = createEndpoint({
     server: () => createExampleServer(),
     retryMs: 20,
+    // Offered to whoever asks: a browser client must not ask (it cannot complete the handshake).
+    upgrade: { websocket: true },
     // An explicit guard replaces the default: the endpoint's own origin is listed too.
     hostGuard: { allowedHosts: [`127.0.0.1:${port}`], allowedOrigins: [origin, crossOrigin] },
   });
@@ -142,6 +154,9 @@ export async function startFront(page: string, bundle: string): Promise<Front> {
       return state.cuts;
     },
     resumes: state.resumes,
+    get upgradeAsks() {
+      return state.upgradeAsks;
+    },
     get preflights() {
       return state.preflights;
     },

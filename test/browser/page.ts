@@ -14,16 +14,20 @@ export interface ScenarioResult {
   /** `code` of a ContinuityError, or the `data.reason` of the SDK's McpError for a refused request. */
   error: { code: string | undefined; message: string } | undefined;
   divergences: string[];
+  /** Codes of the errors the transport reported (`Client.onerror`). */
+  reported: string[];
 }
 
-async function scenario(url: string, count: number): Promise<ScenarioResult> {
+async function scenario(url: string, count: number, options: { upgrade?: boolean } = {}): Promise<ScenarioResult> {
   const divergences: DivergenceReport[] = [];
   const transport = new ContinuityClientTransport(url, {
     reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
     onDivergence: (report) => divergences.push(report),
+    upgrade: options.upgrade === true ? { websocket: true } : undefined,
   });
   const client = new Client({ name: 'browser-test', version: '1.0.0' });
-  const out: ScenarioResult = { tools: [], progress: [], result: undefined, error: undefined, divergences: [] };
+  const out: ScenarioResult = { tools: [], progress: [], result: undefined, error: undefined, divergences: [], reported: [] };
+  client.onerror = (error) => out.reported.push(isContinuityError(error) ? error.code : error.message);
   try {
     await client.connect(transport);
     out.tools = (await client.listTools()).tools.map((t) => t.name);

@@ -37,7 +37,11 @@ for (const mode of ['fin', 'rst'] as const) {
       seqs.length = 0;
       const result = await client.callTool({ name: 'emit', arguments: { count: 40, intervalMs: 1 } });
       assert.deepEqual(result.structuredContent, { emitted: 40 });
-      assert.deepEqual(seqs, Array.from({ length: 40 }, (_, i) => i + 1), `call ${call}: every event once, in order`);
+      assert.deepEqual(
+        seqs,
+        Array.from({ length: 40 }, (_, i) => i + 1),
+        `call ${call}: every event once, in order`,
+      );
     }
     assert.ok(proxy.faults.length > 0, 'the proxy cut some responses');
     assert.ok(proxy.faults.every((f) => f.kind === mode && (f.events === 7 || f.bytes > 0)));
@@ -79,7 +83,12 @@ test('mcp-continuity chaos from the command line: prints its URL and seed, forwa
   const response = await fetch(proxied, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   assert.equal(response.status, 200, 'the loopback guard accepts the rewritten Host');
   const text = await response.text();

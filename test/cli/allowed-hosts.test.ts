@@ -16,15 +16,43 @@ const refused = (fn: () => void): string | undefined => {
 
 test('a name:port entry matches exactly; a bare name matches any port; the loopback defaults stay', () => {
   const guard = allowHosts(loopbackGuard(3000), ['devbox.internal:8080', 'tunnel.example']);
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'localhost:3000', null)), undefined);
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'devbox.internal:8080', null)), undefined);
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'DEVBOX.internal:8080', 'http://devbox.internal:8080')), undefined);
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'devbox.internal:8081', null)), 'host-forbidden');
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'tunnel.example', 'https://tunnel.example')), undefined);
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'tunnel.example:443', 'https://tunnel.example:443')), undefined);
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'tunnel.example.evil:443', null)), 'host-forbidden');
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'localhost:3001', null)), 'host-forbidden', 'loopback entries keep their port');
-  assert.equal(refused(() => checkHostAndOrigin(guard, 'tunnel.example', 'http://evil.example')), 'origin-forbidden');
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'localhost:3000', null)),
+    undefined,
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'devbox.internal:8080', null)),
+    undefined,
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'DEVBOX.internal:8080', 'http://devbox.internal:8080')),
+    undefined,
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'devbox.internal:8081', null)),
+    'host-forbidden',
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'tunnel.example', 'https://tunnel.example')),
+    undefined,
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'tunnel.example:443', 'https://tunnel.example:443')),
+    undefined,
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'tunnel.example.evil:443', null)),
+    'host-forbidden',
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'localhost:3001', null)),
+    'host-forbidden',
+    'loopback entries keep their port',
+  );
+  assert.equal(
+    refused(() => checkHostAndOrigin(guard, 'tunnel.example', 'http://evil.example')),
+    'origin-forbidden',
+  );
   assert.deepEqual(allowHosts(loopbackGuard(3000), []), loopbackGuard(3000));
 });
 

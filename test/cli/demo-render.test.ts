@@ -8,7 +8,19 @@ import type { Observation } from '../../src/cli/demo/scenario.js';
 const seq = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 function observation(client: Observation['client'], seqs: number[], outcome: Observation['outcome'], events = 10): Observation {
-  return { client, events, seqs, received: seqs.length, lost: 0, duplicated: 0, reordered: 0, outcome, detail: outcome === 'failed' ? 'request-abandoned' : '', divergences: [], ms: 1 };
+  return {
+    client,
+    events,
+    seqs,
+    received: seqs.length,
+    lost: 0,
+    duplicated: 0,
+    reordered: 0,
+    outcome,
+    detail: outcome === 'failed' ? 'request-abandoned' : '',
+    divergences: [],
+    ms: 1,
+  };
 }
 
 test('strip: one character per event when there are few; lost, duplicated, reordered and never sent', () => {

@@ -14,7 +14,8 @@ test('npx mcp-continuity demo prints both clients through a cut and a kill -9', 
   assert.match(r.stdout, /1\. the proxy resets every response/);
   assert.match(r.stdout, /2\. kill -9 of the server/);
   assert.match(r.stdout, /3\. the official SDK server \(InMemoryEventStore\)/);
-  for (const client of ['mcp-continuity', 'official SDK']) assert.equal(r.stdout.split('\n').filter((l) => new RegExp(`^  ${client}\\s+\\d+`).test(l)).length, 3, `${client}: one row per scenario`);
+  for (const client of ['mcp-continuity', 'official SDK'])
+    assert.equal(r.stdout.split('\n').filter((l) => new RegExp(`^  ${client}\\s+\\d+`).test(l)).length, 3, `${client}: one row per scenario`);
   // Our client never completes a call with damaged events; it reports a divergence instead.
   assert.match(r.stdout, /completed with lost, duplicated or reordered events: mcp-continuity 0 of 3, official SDK [1-3] of 3;/);
   assert.match(r.stdout, /^ {2}mcp-continuity .*undetectable in \d+ ms .*opaque event IDs after a resume prove nothing/m);

@@ -24,7 +24,17 @@ function sample(text: string, name: string): number {
 
 test('serve --metrics: a scrape after a probe run counts resumes and refusals; /readyz is 503 while leaving', { timeout: 120_000 }, async (t) => {
   const { child, line, output } = await startCli([
-    'serve', '--port', '0', '--store', 'memory', '--metrics', '127.0.0.1:0', '--log-format', 'json', '--unready-ms', '60000',
+    'serve',
+    '--port',
+    '0',
+    '--store',
+    'memory',
+    '--metrics',
+    '127.0.0.1:0',
+    '--log-format',
+    'json',
+    '--unready-ms',
+    '60000',
   ]);
   t.after(() => stop(child));
   const listening = JSON.parse(line) as { event: string; url: string; metrics: string; replica: string };
@@ -49,11 +59,17 @@ test('serve --metrics: a scrape after a probe run counts resumes and refusals; /
   assert.ok(sample(text, 'mcp_server_operation_duration_count') > 0, 'the MCP operation histogram is exported');
 
   // One JSON line per refusal and divergence, each naming this replica.
-  const entries = output().trim().split('\n').map((l) => JSON.parse(l) as { event: string; replica: string; code?: string });
+  const entries = output()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; replica: string; code?: string });
   const refusals = entries.filter((e) => e.event === 'refusal' || e.event === 'divergence');
   assert.ok(refusals.length > 0);
   assert.ok(refusals.every((e) => e.replica === listening.replica && typeof e.code === 'string'));
-  assert.ok(entries.some((e) => e.event === 'divergence'), 'the probe\'s forged cursors are logged as divergences');
+  assert.ok(
+    entries.some((e) => e.event === 'divergence'),
+    "the probe's forged cursors are logged as divergences",
+  );
 
   // SIGTERM: the replica leaves rotation at once, while it still serves.
   child.kill('SIGTERM');
@@ -77,7 +93,10 @@ test('the event log: --quiet keeps errors, and a store fault is named', () => {
   log.onError(new Error('boom'));
   log.onError(new ContinuityError('store-unavailable'));
   assert.equal(lines.length, 2, 'the takeover is not printed under --quiet; both errors are');
-  assert.deepEqual({ ...JSON.parse(lines[0] as string), time: undefined }, { time: undefined, level: 'error', event: 'error', message: 'boom', replica: 'r-test' });
+  assert.deepEqual(
+    { ...JSON.parse(lines[0] as string), time: undefined },
+    { time: undefined, level: 'error', event: 'error', message: 'boom', replica: 'r-test' },
+  );
   assert.deepEqual([JSON.parse(lines[1] as string).event, JSON.parse(lines[1] as string).code], ['store-fault', 'store-unavailable']);
 });
 

@@ -50,7 +50,16 @@ const report: ProbeReport = {
   server: { name: 'x <y>', protocolVersion: '2025-11-25', stateless: false, tool: 'emit', era: 'legacy', eraEvidence: 'server/discover is not served' },
   checks: [
     { id: 'a', title: 'A', guards: 'loss', verdict: 'pass', detail: 'fine', evidence: ['GET /'], ms: 3 },
-    { id: 'b', title: 'B', guards: 'silent 200', verdict: 'FAIL', detail: 'got "200" & <nothing>', evidence: ['GET /\u0001'], timeline: analyzeTimeline(keys(3), ['log 1'], ['log 3']), ms: 5 },
+    {
+      id: 'b',
+      title: 'B',
+      guards: 'silent 200',
+      verdict: 'FAIL',
+      detail: 'got "200" & <nothing>',
+      evidence: ['GET /\u0001'],
+      timeline: analyzeTimeline(keys(3), ['log 1'], ['log 3']),
+      ms: 5,
+    },
     { id: 'c', title: 'C', guards: 'reorder', verdict: 'n/a', detail: 'no upgrade', evidence: [], ms: 1 },
   ],
   overall: { verdict: 'loses-events', line: 'resumes but loses events', remediation: 'fix it', exitCode: 4 },
@@ -80,9 +89,17 @@ test('verdict rules: a plain resume must continue exactly; across a boundary an 
   assert.equal(judgeResume({ status: 200, reason: '', timeline: holed }).verdict, 'FAIL');
   assert.equal(judgeResume({ status: 409, reason: 'cursor-ahead', timeline: exact }).verdict, 'FAIL', 'refusing an honourable cursor fails');
   assert.equal(judgeAcrossBoundary('restart', { status: 404, reason: 'session-not-found', timeline: holed }).verdict, 'pass');
-  assert.equal(judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: holed, terminal: 'request-abandoned' }).verdict, 'FAIL', 'an error response never excuses a hole');
+  assert.equal(
+    judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: holed, terminal: 'request-abandoned' }).verdict,
+    'FAIL',
+    'an error response never excuses a hole',
+  );
   assert.equal(judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: holed, terminal: 'request-abandoned' }).severity, 'loss');
-  assert.equal(judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: exact, terminal: 'request-abandoned' }).verdict, 'pass', 'every event, then an error: explicit');
+  assert.equal(
+    judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: exact, terminal: 'request-abandoned' }).verdict,
+    'pass',
+    'every event, then an error: explicit',
+  );
   assert.equal(judgeAcrossBoundary('restart', { status: 200, reason: '', timeline: holed }).verdict, 'FAIL', 'a silent hole fails');
   assert.equal(judgeAcrossBoundary('restart', { status: 503, reason: '', timeline: exact }).verdict, 'FAIL');
   assert.equal(judgeAcrossBoundary('replica', { status: 200, reason: '', timeline: exact }).verdict, 'pass');

@@ -16,7 +16,10 @@ test('a dual-era server is detected as dual, and its 2025-era leg is audited', {
   assert.equal(report.server.era, 'dual', report.server.eraEvidence);
   assert.match(report.server.eraEvidence, /the 2025-era leg is audited/);
   assert.equal(report.checks.find((c) => c.id === 'resume-post')?.verdict, 'pass', 'the sessionful leg was probed');
-  assert.deepEqual(report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id}: ${c.detail}`), []);
+  assert.deepEqual(
+    report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id}: ${c.detail}`),
+    [],
+  );
   assert.equal(report.overall.line, 'resumes safely');
   assert.equal(r.code, 0);
 });

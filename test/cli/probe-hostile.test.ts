@@ -9,7 +9,10 @@ import type { ProbeReport } from '../../src/cli/probe/model.js';
 import { restartCommand, startHostileProbeServer, type ProbeFault } from '../helpers/hostile-probe-server.js';
 import { runCli } from './run-cli.js';
 
-async function probeAgainst(fault: ProbeFault, extra: (s: { replica: URL; restartUrl: URL }) => string[] = () => []): Promise<{ report: ProbeReport; code: number | null; stderr: string }> {
+async function probeAgainst(
+  fault: ProbeFault,
+  extra: (s: { replica: URL; restartUrl: URL }) => string[] = () => [],
+): Promise<{ report: ProbeReport; code: number | null; stderr: string }> {
   const server = await startHostileProbeServer(fault);
   try {
     const r = await runCli(['probe', server.url.href, '--json', ...extra(server)], { timeoutMs: 100_000 });
@@ -27,7 +30,8 @@ test('without a fault the hostile server passes every applicable check, across r
   const { report, code } = await probeAgainst('none', withBoundaries);
   const failed = report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id}: ${c.detail}`);
   assert.deepEqual(failed, []);
-  for (const id of ['restart', 'replica', 'foreign-cursor', 'delete-session', 'semantic']) assert.equal(result(report, id)?.verdict, 'pass', `${id}: ${result(report, id)?.detail}`);
+  for (const id of ['restart', 'replica', 'foreign-cursor', 'delete-session', 'semantic'])
+    assert.equal(result(report, id)?.verdict, 'pass', `${id}: ${result(report, id)?.detail}`);
   assert.equal(report.overall.line, 'resumes safely');
   assert.equal(code, 0);
 });

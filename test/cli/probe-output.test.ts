@@ -37,16 +37,20 @@ async function peakRssMb(args: string[]): Promise<{ mb: number; stdout: string; 
 }
 
 for (const fault of ['endless-line', 'endless-events'] as const) {
-  test(`against ${fault === 'endless-line' ? 'one endless data: line' : 'endless small events'}, the probe's peak RSS stays under 150 MB`, { timeout: 180_000 }, async (t) => {
-    assert.ok(existsSync(DIST), 'run npm run build first');
-    const server = await startHostileProbeServer(fault);
-    t.after(() => server.close());
-    const { mb, stdout } = await peakRssMb(['probe', server.url.href, '--json', '--tool', 'emit', '--timeout', '10000']);
-    const report = JSON.parse(stdout) as { checks: { id: string; detail: string }[] };
-    const resume = report.checks.find((c) => c.id === 'resume-post');
-    assert.match(resume?.detail ?? '', /past the bounds the probe and the client transport keep/);
-    assert.ok(mb < 150, `peak RSS ${mb.toFixed(0)} MB`);
-  });
+  test(
+    `against ${fault === 'endless-line' ? 'one endless data: line' : 'endless small events'}, the probe's peak RSS stays under 150 MB`,
+    { timeout: 180_000 },
+    async (t) => {
+      assert.ok(existsSync(DIST), 'run npm run build first');
+      const server = await startHostileProbeServer(fault);
+      t.after(() => server.close());
+      const { mb, stdout } = await peakRssMb(['probe', server.url.href, '--json', '--tool', 'emit', '--timeout', '10000']);
+      const report = JSON.parse(stdout) as { checks: { id: string; detail: string }[] };
+      const resume = report.checks.find((c) => c.id === 'resume-post');
+      assert.match(resume?.detail ?? '', /past the bounds the probe and the client transport keep/);
+      assert.ok(mb < 150, `peak RSS ${mb.toFixed(0)} MB`);
+    },
+  );
 }
 
 test('a secret passed with --header, or in the URL, occurs 0 times in the JSON, JUnit and HTML outputs', { timeout: 120_000 }, async (t) => {
@@ -62,7 +66,10 @@ test('a secret passed with --header, or in the URL, occurs 0 times in the JSON, 
   url.searchParams.set('api_key', 'key-Wy66Tn30');
   const junit = join(dir, 'probe.xml');
   const html = join(dir, 'probe.html');
-  const r = await runCli(['probe', url.href, '--json', '--junit', junit, '--report', html, '--header', `Authorization: Bearer ${token}`, '--header', `X-Api-Key: ${token}-2`], { timeoutMs: 100_000 });
+  const r = await runCli(
+    ['probe', url.href, '--json', '--junit', junit, '--report', html, '--header', `Authorization: Bearer ${token}`, '--header', `X-Api-Key: ${token}-2`],
+    { timeoutMs: 100_000 },
+  );
   const outputs = { json: r.stdout, junit: readFileSync(junit, 'utf8'), html: readFileSync(html, 'utf8'), stderr: r.stderr };
   assert.ok(outputs.json.length > 1000 && outputs.html.includes('</html>'), r.stderr);
   for (const [name, text] of Object.entries(outputs)) {

@@ -82,25 +82,50 @@ test('against our serve (--websocket): every check passes, across a kill -9 and 
   const report = JSON.parse(r.stdout) as ProbeReport;
   // The log level across a rebuild is another issue's work: this test takes no side on it.
   const failed = report.checks.filter((c) => c.verdict === 'FAIL' && c.id !== 'semantic');
-  assert.deepEqual(failed.map((c) => `${c.id}: ${c.detail}`), [], 'no FAIL');
+  assert.deepEqual(
+    failed.map((c) => `${c.id}: ${c.detail}`),
+    [],
+    'no FAIL',
+  );
   assert.equal(report.checks.find((c) => c.id === 'replica')?.verdict, 'n/a', 'no --replica given');
   const v = verdicts(report);
-  for (const id of ['unknown-session', 'delete-session', 'priming', 'resume-get', 'resume-post', 'burst-order', 'unknown-cursor', 'foreign-cursor', 'event-ids', 'replay-epoch', 'host-origin', 'upgrade-boundary', 'restart']) {
+  for (const id of [
+    'unknown-session',
+    'delete-session',
+    'priming',
+    'resume-get',
+    'resume-post',
+    'burst-order',
+    'unknown-cursor',
+    'foreign-cursor',
+    'event-ids',
+    'replay-epoch',
+    'host-origin',
+    'upgrade-boundary',
+    'restart',
+  ]) {
     assert.equal(v[id], 'pass', id);
   }
 });
 
-test('against our serve on the memory store: every applicable check passes and the overall verdict is "resumes safely", exit 0', { timeout: 90_000 }, async (t) => {
-  const server = await startCli(['serve', '--port', '0', '--store', 'memory', '--quiet']);
-  t.after(() => stop(server.child));
-  const r = await runCli(['probe', server.line.trim(), '--json'], { timeoutMs: 80_000 });
-  const report = JSON.parse(r.stdout) as ProbeReport;
-  assert.deepEqual(report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id}: ${c.detail}`), []);
-  // serve mounts the 2026-07-28 leg beside its sessions: both eras on one URL.
-  assert.equal(report.server.era, 'dual');
-  assert.equal(report.overall.line, 'resumes safely');
-  assert.equal(r.code, 0);
-});
+test(
+  'against our serve on the memory store: every applicable check passes and the overall verdict is "resumes safely", exit 0',
+  { timeout: 90_000 },
+  async (t) => {
+    const server = await startCli(['serve', '--port', '0', '--store', 'memory', '--quiet']);
+    t.after(() => stop(server.child));
+    const r = await runCli(['probe', server.line.trim(), '--json'], { timeoutMs: 80_000 });
+    const report = JSON.parse(r.stdout) as ProbeReport;
+    assert.deepEqual(
+      report.checks.filter((c) => c.verdict === 'FAIL').map((c) => `${c.id}: ${c.detail}`),
+      [],
+    );
+    // serve mounts the 2026-07-28 leg beside its sessions: both eras on one URL.
+    assert.equal(report.server.era, 'dual');
+    assert.equal(report.overall.line, 'resumes safely');
+    assert.equal(r.code, 0);
+  },
+);
 
 test('a stateless server (no session, GET → 405) gets "not applicable", not failures', { timeout: 60_000 }, async (t) => {
   const { createServer } = await import('node:http');
@@ -138,7 +163,9 @@ test('a modern-only server (SDK v2 createMcpHandler, legacy: reject) reads "mode
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = req.method === 'POST' ? Buffer.concat(chunks) : null;
-      const answer = await handler.fetch(new Request(`http://127.0.0.1${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: req.headers as Record<string, string>, body }));
+      const answer = await handler.fetch(
+        new Request(`http://127.0.0.1${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: req.headers as Record<string, string>, body }),
+      );
       const head: Record<string, string> = {};
       answer.headers.forEach((v, k) => (head[k] = v));
       res.writeHead(answer.status, head).end(Buffer.from(await answer.arrayBuffer()));
@@ -168,7 +195,14 @@ test('--replica: a replica without the session refuses explicitly (404), which p
 });
 
 test('probe: bad arguments get one line and exit 2; an unreachable server one line and exit 1', async () => {
-  for (const args of [['probe'], ['probe', 'not a url'], ['probe', 'http://127.0.0.1:1/mcp', '--args', '{}'], ['probe', 'http://127.0.0.1:1/mcp', '--tool', 'x', '--args', '[1]'], ['probe', 'http://127.0.0.1:1/mcp', '--timeout', 'soon'], ['probe', 'http://127.0.0.1:1/mcp', '--report', '/nonexistent-dir/r.html']]) {
+  for (const args of [
+    ['probe'],
+    ['probe', 'not a url'],
+    ['probe', 'http://127.0.0.1:1/mcp', '--args', '{}'],
+    ['probe', 'http://127.0.0.1:1/mcp', '--tool', 'x', '--args', '[1]'],
+    ['probe', 'http://127.0.0.1:1/mcp', '--timeout', 'soon'],
+    ['probe', 'http://127.0.0.1:1/mcp', '--report', '/nonexistent-dir/r.html'],
+  ]) {
     const r = await runCli(args);
     assert.equal(r.code, 2, args.join(' '));
     assert.equal(r.stderr.trim().split('\n').length, 1, `${args.join(' ')}: ${r.stderr}`);

@@ -19,9 +19,10 @@ export function runCli(args: string[], options: SpawnOptions & { timeoutMs?: num
   // `wrapper`: a command that runs the CLI (e.g. setpriv, to drop capabilities).
   const [cmd, ...pre] = options.wrapper ?? [];
   const argv = ['--import', TSX, MAIN, ...args];
-  const child = cmd === undefined
-    ? spawn(process.execPath, argv, { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(cmd, [...pre, process.execPath, ...argv], { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child =
+    cmd === undefined
+      ? spawn(process.execPath, argv, { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(cmd, [...pre, process.execPath, ...argv], { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   return collect(child, options.timeoutMs ?? 30_000);
 }
 

@@ -88,7 +88,8 @@ test('flags: --port "" is an error, --version prints it, unknown flags and store
   assert.match(oneLine(command.stderr), /unknown command.*mcp-continuity --help/);
   const help = await runCli(['serve', '--help']);
   assert.equal(help.code, 0);
-  for (const flag of ['--websocket', '--quiet', '--allowed-hosts', '--store', '--port']) assert.match(help.stdout.split('\n\n')[0] ?? '', new RegExp(flag), `synopsis has ${flag}`);
+  for (const flag of ['--websocket', '--quiet', '--allowed-hosts', '--store', '--port'])
+    assert.match(help.stdout.split('\n\n')[0] ?? '', new RegExp(flag), `synopsis has ${flag}`);
   for (const cmd of ['probe', 'chaos', 'demo']) {
     const h = await runCli([cmd, '--help']);
     assert.equal(h.code, 0, cmd);
@@ -101,18 +102,27 @@ test('banner: version, a curl line and the Inspector command; --allowed-hosts ad
   t.after(() => stop(child));
   const url = new URL(/at (http:\S+)/.exec(line)?.[1] ?? '');
   assert.match(line, /^mcp-continuity \d+\.\d+\.\d+ serving/);
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   const post = async (host: string): Promise<{ status: number; body: string }> => {
     const { request } = await import('node:http');
     return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => {
-          body += c;
-          if (res.statusCode === 200) res.destroy();
-        });
-        res.on('close', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        url,
+        { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => {
+            body += c;
+            if (res.statusCode === 200) res.destroy();
+          });
+          res.on('close', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', reject);
       req.end(init);
     });
@@ -137,8 +147,14 @@ test('a second serve on the same SQLite file refuses to start in one line; the f
   const url = first.line.trim();
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const init = await fetch(url, {
-    method: 'POST', headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   assert.equal(init.status, 200);
   const session = init.headers.get('mcp-session-id') ?? '';
@@ -150,7 +166,8 @@ test('a second serve on the same SQLite file refuses to start in one line; the f
 
   // The first process's session was not touched: it still answers on it.
   const list = await fetch(url, {
-    method: 'POST', headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
   });
   assert.equal(list.status, 200);

@@ -234,12 +234,18 @@ describe('checkpoint (file): atomicity and durability', () => {
   });
 
   it('a failed save rejects and leaves no temporary file behind', async () => {
-    await assert.rejects(fileCheckpoint(join(dir, 'no-such-dir', 'x.ckpt')).save(checkpoint(1)), (err: unknown) => (err as { code?: string }).code === 'ENOENT');
+    await assert.rejects(
+      fileCheckpoint(join(dir, 'no-such-dir', 'x.ckpt')).save(checkpoint(1)),
+      (err: unknown) => (err as { code?: string }).code === 'ENOENT',
+    );
     // A non-empty directory where the file should go: the temp file is written, the rename fails.
     const blocked = join(dir, 'blocked');
     await mkdir(join(blocked, 'inside'), { recursive: true });
     await assert.rejects(fileCheckpoint(blocked).save(checkpoint(1)));
-    assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), []);
+    assert.deepEqual(
+      (await readdir(dir)).filter((f) => f.endsWith('.tmp')),
+      [],
+    );
     await rm(blocked, { recursive: true });
   });
 
@@ -263,11 +269,19 @@ describe('checkpoint (file): corrupt files are reported, never mistaken for "no 
     ['missing sessionId', JSON.stringify({ format: 'mcp-continuity/checkpoint', version: 1, checkpoint: { ...checkpoint(2), sessionId: undefined } })],
     [
       'a stream with an unknown scheme',
-      JSON.stringify({ format: 'mcp-continuity/checkpoint', version: 1, checkpoint: { ...checkpoint(0), streams: { a: { stream: 'a', lastId: '1', scheme: 'weird' } } } }),
+      JSON.stringify({
+        format: 'mcp-continuity/checkpoint',
+        version: 1,
+        checkpoint: { ...checkpoint(0), streams: { a: { stream: 'a', lastId: '1', scheme: 'weird' } } },
+      }),
     ],
     [
       'a chained stream whose chain contradicts its ID',
-      JSON.stringify({ format: 'mcp-continuity/checkpoint', version: 1, checkpoint: { ...checkpoint(0), streams: { a: { ...chained('a', 2), chain: chained('a', 3).chain } } } }),
+      JSON.stringify({
+        format: 'mcp-continuity/checkpoint',
+        version: 1,
+        checkpoint: { ...checkpoint(0), streams: { a: { ...chained('a', 2), chain: chained('a', 3).chain } } },
+      }),
     ],
   ];
   for (const [name, text] of cases) {

@@ -82,7 +82,8 @@ describe('the deploy window', () => {
     await down(server);
     const downAt = Date.now();
     const call = client.callTool({ name: 'count', arguments: {} });
-    await waitFor(() => refused >= 3, 'the call to be refused a few times while the server is down');
+    // The window of the acceptance: the server stays down 2 s (and refuses the call a few times).
+    await waitFor(() => refused >= 3 && Date.now() - downAt >= 2000, 'the call to be refused for 2 s while the server is down');
     server = await up(path, port);
     const outageMs = Date.now() - downAt;
     const result = await within(call, 'the call to succeed once the server is back', 30_000);
@@ -96,13 +97,23 @@ describe('the deploy window', () => {
   it('gives up after the retry bound with a typed, retryable error, and never ran it', async () => {
     received = 0;
     const server = await up(files.path('bound'));
-    const transport = new ContinuityClientTransport(server.listener.url, { standaloneStream: false, reconnect: { initialDelayMs: 5, maxDelayMs: 10, maxRequestAttempts: 3 } });
+    const transport = new ContinuityClientTransport(server.listener.url, {
+      standaloneStream: false,
+      reconnect: { initialDelayMs: 5, maxDelayMs: 10, maxRequestAttempts: 3 },
+    });
     const client = new Client({ name: 'bound', version: '1.0.0' });
     await client.connect(transport);
     await down(server);
-    await assert.rejects(client.callTool({ name: 'count', arguments: {} }), (e: unknown) => e instanceof ContinuityError && e.code === 'server-unreachable' && e.retryable);
+    await assert.rejects(
+      client.callTool({ name: 'count', arguments: {} }),
+      (e: unknown) => e instanceof ContinuityError && e.code === 'server-unreachable' && e.retryable,
+    );
     assert.equal(received, 0);
-    await assert.rejects(transport.terminateSession(), (e: unknown) => e instanceof ContinuityError && e.code === 'server-unreachable', 'terminateSession() fails typed');
+    await assert.rejects(
+      transport.terminateSession(),
+      (e: unknown) => e instanceof ContinuityError && e.code === 'server-unreachable',
+      'terminateSession() fails typed',
+    );
     await client.close();
   });
 
@@ -112,7 +123,10 @@ describe('the deploy window', () => {
     const first = await up(path);
     const port = first.listener.port;
     const client = new Client({ name: 'draining', version: '1.0.0' });
-    const transport = new ContinuityClientTransport(first.listener.url, { standaloneStream: false, reconnect: { initialDelayMs: 20, maxDelayMs: 200, maxRequestAttempts: 40 } });
+    const transport = new ContinuityClientTransport(first.listener.url, {
+      standaloneStream: false,
+      reconnect: { initialDelayMs: 20, maxDelayMs: 200, maxRequestAttempts: 40 },
+    });
     await client.connect(transport);
     // The session goes idle and leaves memory: a draining process does not rebuild it (503, Retry-After).
     let draining = first.endpoint.close({ drainMs: 60_000 });

@@ -30,6 +30,9 @@ import { startSwitchProxy, type SwitchProxy } from '../helpers/faulty/proxy.js';
 import { assertDeliveredOnce, assertRejectedWith, connectHarness, firstText, settle, type Harness } from '../helpers/faulty/client.js';
 import { waitFor } from '../helpers/wait.js';
 
+/** A whole test's bound: one only a deadlock can miss (a loaded machine stretches these tests to seconds). */
+const DEADLOCK_MS = 60_000;
+
 const CUT_AFTER = 3;
 const N = 10;
 
@@ -75,7 +78,11 @@ async function divergesThenRecovers(h: Harness, expect: Expectation): Promise<vo
   assert.match(String(reinit?.rpcId), /^mcp-continuity\/reinitialize\/\d+$/, 'the re-initialize carries the transport id');
 
   // What was delivered before the cut stays, once; nothing after it.
-  assert.deepEqual(h.delivered.map((d) => d.index), [1, 2, 3], 'exactly the events before the cut were delivered');
+  assert.deepEqual(
+    h.delivered.map((d) => d.index),
+    [1, 2, 3],
+    'exactly the events before the cut were delivered',
+  );
   assertDeliveredOnce(h.delivered, expect.origins);
 
   // The client recovered: a new call succeeds, with all its events, once.
@@ -83,7 +90,11 @@ async function divergesThenRecovers(h: Harness, expect: Expectation): Promise<vo
   const result = await h.client.callTool({ name: 'count', arguments: { n: 4 } });
   assert.equal(firstText(result), 'counted 4', 'the new call succeeds');
   assert.equal(server.toolRuns, 2, 'the new call ran the tool once more');
-  assert.deepEqual(h.delivered.slice(before).map((d) => d.index), [1, 2, 3, 4], 'the new call delivered its events');
+  assert.deepEqual(
+    h.delivered.slice(before).map((d) => d.index),
+    [1, 2, 3, 4],
+    'the new call delivered its events',
+  );
   assertDeliveredOnce(h.delivered, expect.origins);
   assert.equal(h.reports.length, 1, `onDivergence fired once: ${h.reports.map((r) => r.code).join(',')}`);
   // data of the McpError carries the verdict's detail too.
@@ -144,7 +155,7 @@ async function downgradeSignature(): Promise<Signature & { b: FaultyServer; prox
   };
 }
 
-test('a. gap with continuous IDs: persisted counter, emptied buffer → gap', { timeout: 3000 }, async (t) => {
+test('a. gap with continuous IDs: persisted counter, emptied buffer → gap', { timeout: DEADLOCK_MS }, async (t) => {
   const sig = await gapSignature();
   const server = sig.main;
   const h = await connectHarness(sig.url);
@@ -166,7 +177,7 @@ test('a. gap with continuous IDs: persisted counter, emptied buffer → gap', { 
   }
 });
 
-test('b. session resurrection: a restarted server adopts the stale session ID (same string) → replay-reset', { timeout: 3000 }, async (t) => {
+test('b. session resurrection: a restarted server adopts the stale session ID (same string) → replay-reset', { timeout: DEADLOCK_MS }, async (t) => {
   const sig = await resurrectionSignature('same-id');
   const server = sig.main;
   const h = await connectHarness(sig.url);
@@ -189,7 +200,7 @@ test('b. session resurrection: a restarted server adopts the stale session ID (s
   }
 });
 
-test('b′. session resurrection under a new session ID (initialize answered as SSE) → session-invalid', { timeout: 3000 }, async (t) => {
+test('b′. session resurrection under a new session ID (initialize answered as SSE) → session-invalid', { timeout: DEADLOCK_MS }, async (t) => {
   const sig = await resurrectionSignature('fresh-id');
   const h = await connectHarness(sig.url);
   try {
@@ -205,7 +216,7 @@ test('b′. session resurrection under a new session ID (initialize answered as 
   }
 });
 
-test('c. silent downgrade to replay-from-zero: the resume lands on a replica that shares nothing → replay-reset', { timeout: 3000 }, async (t) => {
+test('c. silent downgrade to replay-from-zero: the resume lands on a replica that shares nothing → replay-reset', { timeout: DEADLOCK_MS }, async (t) => {
   const sig = await downgradeSignature();
   const { main: a, b, proxy } = sig;
   const h = await connectHarness(sig.url);
@@ -213,12 +224,19 @@ test('c. silent downgrade to replay-from-zero: the resume lands on a replica tha
     sig.arm(h.deliveredAtLeast(CUT_AFTER));
     await divergesThenRecovers(h, { code: 'replay-reset', server: a, origins: ['A'] });
     const resumes = proxy.routed.filter((r) => r.lastEventId !== undefined);
-    assert.deepEqual(resumes.map((r) => [r.target, r.lastEventId]), [['B', String(CUT_AFTER)]], 'one resume, and it landed on B');
+    assert.deepEqual(
+      resumes.map((r) => [r.target, r.lastEventId]),
+      [['B', String(CUT_AFTER)]],
+      'one resume, and it landed on B',
+    );
     assert.equal(b.gets(true)[0]?.status, 200, 'B answered the unknown cursor with 200');
     assert.ok(b.junkSeqs.length > 0, 'B started a fresh stream of its own');
     assert.equal(b.toolRuns, 0, 'B never ran the tool');
     assert.equal(b.initializeCount, 0, 'B saw no initialize');
-    assert.ok(h.delivered.every((d) => d.origin === 'A'), "none of B's events reached the application");
+    assert.ok(
+      h.delivered.every((d) => d.origin === 'A'),
+      "none of B's events reached the application",
+    );
     const report = h.reports[0];
     assert.ok(isDivergenceError(report?.error, 'replay-reset'), 'replay-reset report');
     assert.deepEqual([report.error.verdict.lastSeq, report.error.verdict.actualSeq], [CUT_AFTER, 1], 'B restarted from id 1');
@@ -234,8 +252,12 @@ test('c. silent downgrade to replay-from-zero: the resume lands on a replica tha
  * official SDK transport, which resumes POST streams with Last-Event-ID but checks nothing —
  * so the tests above measure our client, not a fixture that fails loudly by itself.
  */
-test('control: the official SDK transport hands the junk of all three signatures to the application', { timeout: 3000 }, async (t) => {
-  for (const [name, make] of [['gap', gapSignature], ['resurrection', () => resurrectionSignature('same-id')], ['replay-from-zero', downgradeSignature]] as const) {
+test('control: the official SDK transport hands the junk of all three signatures to the application', { timeout: DEADLOCK_MS }, async (t) => {
+  for (const [name, make] of [
+    ['gap', gapSignature],
+    ['resurrection', () => resurrectionSignature('same-id')],
+    ['replay-from-zero', downgradeSignature],
+  ] as const) {
     const sig = await make();
     const client = new Client({ name: 'control', version: '1.0.0' });
     const delivered: EventData[] = [];
@@ -253,7 +275,10 @@ test('control: the official SDK transport hands the junk of all three signatures
       sig.arm(seenCut);
       // The call can never complete (its result was lost with the stream): bounded by a timeout.
       const call = settle(client.callTool({ name: 'count', arguments: { n: N } }, undefined, { timeout: 400 }));
-      await waitFor(() => delivered.some((d) => d.junk === true), () => `${name}: the official transport to deliver junk events: ${JSON.stringify(delivered)}`);
+      await waitFor(
+        () => delivered.some((d) => d.junk === true),
+        () => `${name}: the official transport to deliver junk events: ${JSON.stringify(delivered)}`,
+      );
       const outcome = await call;
       assert.ok(!outcome.ok, `${name}: the call never completes`);
       t.diagnostic(`${name}: official transport delivered ${delivered.filter((d) => d.junk === true).length} junk event(s), then the call timed out`);
@@ -270,7 +295,7 @@ test('control: the official SDK transport hands the junk of all three signatures
  * flight too, and must be failed like the others — with the divergence's reason, not an
  * untyped abort the application cannot tell from a network error.
  */
-test('a request whose POST is in flight when the standalone stream finds a divergence fails with the divergence reason', { timeout: 3000 }, async () => {
+test('a request whose POST is in flight when the standalone stream finds a divergence fails with the divergence reason', { timeout: DEADLOCK_MS }, async () => {
   const server = await startFaultyServer({ name: 'A', sessions: 'strict' });
   const h = await connectHarness(server.url);
   let release!: () => void;

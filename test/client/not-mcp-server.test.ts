@@ -39,7 +39,13 @@ describe('a URL that is not an MCP endpoint', () => {
       const transport = new ContinuityClientTransport(new URL(path, base));
       try {
         // The SDK's own timeout is beyond `within`'s deadline: only a prompt failure passes.
-        const outcome = await within(client.connect(transport, { timeout: 60_000 }).then(() => undefined, (e: unknown) => e), 'connect to settle');
+        const outcome = await within(
+          client.connect(transport, { timeout: 60_000 }).then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+          'connect to settle',
+        );
         assert.ok(isContinuityError(outcome, 'response-invalid'), `response-invalid, got ${String(outcome)}`);
         assert.match((outcome as Error).message, says);
       } finally {

@@ -8,7 +8,11 @@ import { waitFor } from '../helpers/wait.js';
 
 test('stream positions stay bounded however many requests a long-lived client makes', async () => {
   const store = memoryCheckpoint({ maxStreams: 10_000 });
-  const positions = new StreamPositions(store, () => ({ sessionId: 's', protocolVersion: '2025-11-25', epoch: null, initialize: undefined, standalone: undefined }), () => {});
+  const positions = new StreamPositions(
+    store,
+    () => ({ sessionId: 's', protocolVersion: '2025-11-25', epoch: null, initialize: undefined, standalone: undefined }),
+    () => {},
+  );
   const standalone = {};
   positions.markStandalone(standalone);
   positions.record(standalone, { stream: 'x', lastId: 'g-1', scheme: 'opaque' });
@@ -43,7 +47,11 @@ function liveStream(name: string, epoch = 'q3Zt9xKc0bYw_1-A') {
 }
 
 function session(store = memoryCheckpoint()) {
-  const positions = new StreamPositions(store, () => ({ sessionId: 's', protocolVersion: '2025-11-25', epoch: 'q3Zt9xKc0bYw_1-A', initialize: undefined, standalone: undefined }), () => {});
+  const positions = new StreamPositions(
+    store,
+    () => ({ sessionId: 's', protocolVersion: '2025-11-25', epoch: 'q3Zt9xKc0bYw_1-A', initialize: undefined, standalone: undefined }),
+    () => {},
+  );
   return { store, positions, saved: async () => (await positions.save(), (await store.load())?.streams ?? {}) };
 }
 

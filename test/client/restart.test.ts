@@ -18,7 +18,6 @@ import { initialize, rpc, send, sessionHeaders } from '../helpers/sse-client.js'
 import { createStreamServer } from '../helpers/stream-server.js';
 import { waitFor } from '../helpers/wait.js';
 
-
 test('a restarted client resumes its session and standalone stream from the checkpoint file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-client-restart-'));
   const path = join(dir, 'client.ckpt');
@@ -26,7 +25,11 @@ test('a restarted client resumes its session and standalone stream from the chec
   const reports: DivergenceReport[] = [];
   const seen: number[] = [];
   const connect = async () => {
-    const transport = new ContinuityClientTransport(f.url, { checkpoint: fileCheckpoint(path), checkpointIntervalMs: 10, onDivergence: (r) => reports.push(r) });
+    const transport = new ContinuityClientTransport(f.url, {
+      checkpoint: fileCheckpoint(path),
+      checkpointIntervalMs: 10,
+      onDivergence: (r) => reports.push(r),
+    });
     const client = new Client({ name: 'restarting', version: '1.0.0' });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const seq = (n.params.data as { seq?: number } | undefined)?.seq;
@@ -48,7 +51,7 @@ test('a restarted client resumes its session and standalone stream from the chec
       const saved = await checkpoint.load();
       const standalone = saved?.standalone === undefined ? undefined : saved.streams[saved.standalone];
       return head !== undefined && head.lastSeq > 0 && standalone?.seq === head.lastSeq;
-    }, 'the checkpoint to record the standalone stream\'s last event');
+    }, "the checkpoint to record the standalone stream's last event");
     await first.client.close(); // the process "exits": the session stays on the server
     assert.ok(existsSync(path), 'the checkpoint file was written');
 
@@ -116,14 +119,22 @@ test('a separate client process, killed and started again, resumes from its chec
         void send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 3, intervalMs: 20 } }), headers });
       }
     });
-    assert.deepEqual(first.filter((l) => l.startsWith('seq')).map((l) => l.split(' ')[1]), ['1', '2', '3'], 'first process got 1..3');
+    assert.deepEqual(
+      first.filter((l) => l.startsWith('seq')).map((l) => l.split(' ')[1]),
+      ['1', '2', '3'],
+      'first process got 1..3',
+    );
     // While no client process runs, three more are sent on the same session.
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
     assert.equal((await send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 3 } }), headers })).status, 200, 'session alive');
     // Second process, same checkpoint file: the same session, and exactly the missed three.
     const second = await run(3);
     assert.equal(second[0], `connected ${sessionId}`, 'resumed the same session without initialize');
-    assert.deepEqual(second.filter((l) => l.startsWith('seq')), ['1', '2', '3'].map((n) => `seq ${n} session ${sessionId}`), 'the missed three, once each');
+    assert.deepEqual(
+      second.filter((l) => l.startsWith('seq')),
+      ['1', '2', '3'].map((n) => `seq ${n} session ${sessionId}`),
+      'the missed three, once each',
+    );
     assert.ok(!second.some((l) => l.startsWith('divergence')), 'no divergence');
   } finally {
     await f.close();

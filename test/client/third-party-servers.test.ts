@@ -37,7 +37,11 @@ console.log = (...args: unknown[]) => {
 };
 const QUIET = { debug() {}, error() {}, info() {}, log() {}, warn() {} };
 
-interface Fastmcp { url: URL; runs: { echo: number; emit: number }; close(): Promise<void> }
+interface Fastmcp {
+  url: URL;
+  runs: { echo: number; emit: number };
+  close(): Promise<void>;
+}
 
 /**
  * A fastmcp server in this process: `echo` (text) and `emit` (`count` progress notifications,
@@ -47,10 +51,14 @@ interface Fastmcp { url: URL; runs: { echo: number; emit: number }; close(): Pro
 async function startFastmcp({ stateless = false, noStore = false } = {}): Promise<Fastmcp> {
   const runs = { echo: 0, emit: 0 };
   const server = new FastMCP({ name: 'fastmcp-third-party', version: '1.0.0', logger: QUIET });
-  server.addTool({ name: 'echo', parameters: z.object({ text: z.string() }), execute: async ({ text }) => {
-    runs.echo++;
-    return `echo: ${text}`;
-  } });
+  server.addTool({
+    name: 'echo',
+    parameters: z.object({ text: z.string() }),
+    execute: async ({ text }) => {
+      runs.echo++;
+      return `echo: ${text}`;
+    },
+  });
   // Named and shaped like our own `emit`, so `probe` finds it by itself and can burst with it.
   server.addTool({
     name: 'emit',
@@ -78,7 +86,13 @@ async function startFastmcp({ stateless = false, noStore = false } = {}): Promis
   }
 }
 
-interface Seen { method: string; rpc?: string; lastEventId?: string; sessionId?: string; status: number }
+interface Seen {
+  method: string;
+  rpc?: string;
+  lastEventId?: string;
+  sessionId?: string;
+  status: number;
+}
 
 /** A `fetch` for our transport that records each request once its response head arrived. */
 function recordingFetch(seen: Seen[]): (url: URL, init: RequestInit) => Promise<Response> {
@@ -87,7 +101,11 @@ function recordingFetch(seen: Seen[]): (url: URL, init: RequestInit) => Promise<
     const headers = new Headers(init.headers);
     const entry: Seen = { method: init.method ?? 'GET', status: response.status };
     if (typeof init.body === 'string') entry.rpc = String((JSON.parse(init.body) as { method?: unknown }).method);
-    for (const [key, name] of [['lastEventId', 'last-event-id'], ['sessionId', 'mcp-session-id']] as const) if (headers.has(name)) entry[key] = headers.get(name) ?? '';
+    for (const [key, name] of [
+      ['lastEventId', 'last-event-id'],
+      ['sessionId', 'mcp-session-id'],
+    ] as const)
+      if (headers.has(name)) entry[key] = headers.get(name) ?? '';
     seen.push(entry);
     return response;
   };
@@ -151,16 +169,29 @@ test('1. fastmcp (stateful): tools, progress and logs through our transport, eac
     // fastmcp's logs have no related request: they travel on the GET stream, so wait for it.
     await waitFor(() => seen.some((r) => r.method === 'GET' && r.status === 200), 'the standalone GET stream');
     const progress: number[] = [];
-    const result = await h.client.callTool({ name: 'emit', arguments: { count: 6, intervalMs: 2, log: true } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const result = await h.client.callTool({ name: 'emit', arguments: { count: 6, intervalMs: 2, log: true } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     assert.equal(firstText(result), 'emitted 6', 'tool result');
     assert.deepEqual(progress, [1, 2, 3, 4, 5, 6], 'every progress notification, once, in order');
     await h.deliveredAtLeast(6);
     const logs = (h.delivered as unknown as Array<{ message: string }>).map((d) => d.message);
-    assert.deepEqual(logs, ['#1', '#2', '#3', '#4', '#5', '#6'].map((n) => `step ${n}`), 'every log, once, in order');
+    assert.deepEqual(
+      logs,
+      ['#1', '#2', '#3', '#4', '#5', '#6'].map((n) => `step ${n}`),
+      'every log, once, in order',
+    );
     assert.deepEqual(h.reports, [], 'no divergence');
-    assert.deepEqual(h.errors.map((e) => e.message), [], 'no error');
+    assert.deepEqual(
+      h.errors.map((e) => e.message),
+      [],
+      'no error',
+    );
     assert.deepEqual(fm.runs, { echo: 1, emit: 1 }, 'each tool ran once');
-    assert.ok(seen.every((r) => r.lastEventId === undefined), 'nothing was resumed');
+    assert.ok(
+      seen.every((r) => r.lastEventId === undefined),
+      'nothing was resumed',
+    );
   } finally {
     await h.close();
     await fm.close();
@@ -184,7 +215,9 @@ for (const [mode, title] of Object.entries(CUT_MODES)) {
       const oldSession = h.transport.sessionId;
       const progress: number[] = [];
       proxy.arm();
-      const call = settle(h.client.callTool({ name: 'emit', arguments: { count: 8, intervalMs: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }));
+      const call = settle(
+        h.client.callTool({ name: 'emit', arguments: { count: 8, intervalMs: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }),
+      );
       const outcome = await within(call, 'the cut call', 15_000);
       assert.equal(proxy.cuts, 1, 'the stream was cut once');
       assert.equal(seen.filter((r) => r.rpc === 'tools/call').length, 1, 'the tools/call was never re-sent');
@@ -203,7 +236,10 @@ for (const [mode, title] of Object.entries(CUT_MODES)) {
       }
       // Observed: our client resumes with GET + Last-Event-ID (fastmcp's opaque ID of
       // progress 3); fastmcp answers 200 and replays 4…8 and the result from its store.
-      assert.ok(resume?.lastEventId !== undefined && OPAQUE_ID.test(resume.lastEventId), `resumed with fastmcp's opaque Last-Event-ID (${resume?.lastEventId})`);
+      assert.ok(
+        resume?.lastEventId !== undefined && OPAQUE_ID.test(resume.lastEventId),
+        `resumed with fastmcp's opaque Last-Event-ID (${resume?.lastEventId})`,
+      );
       assert.deepEqual([resume.method, resume.status, resume.sessionId], ['GET', 200, oldSession], 'fastmcp accepted the resume');
       if (mode === 'trustOpaqueIds') {
         assert.ok(outcome.ok, `the call completed across the cut: ${outcome.ok ? '' : String(outcome.error)}`);
@@ -245,16 +281,25 @@ test('3. fastmcp stateless mode: no session, plain request/response, no GET loop
     for (let i = 0; i < 3; i++) assert.equal(firstText(await h.client.callTool({ name: 'echo', arguments: { text: String(i) } })), `echo: ${i}`, `call ${i}`);
     const progress: number[] = [];
     // ~125 ms of streaming: room for any (wrong) GET retry loop to show itself.
-    const result = await h.client.callTool({ name: 'emit', arguments: { count: 5, intervalMs: 25 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const result = await h.client.callTool({ name: 'emit', arguments: { count: 5, intervalMs: 25 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     assert.equal(firstText(result), 'emitted 5', 'tool result');
     assert.deepEqual(progress, [1, 2, 3, 4, 5], 'progress on the POST stream, once, in order');
     // Observed: without a session our transport opens no GET at all; fastmcp would answer 405.
     const gets = seen.filter((r) => r.method === 'GET');
     assert.ok(gets.length <= 1 && gets.every((g) => g.status === 405), `at most one GET, refused, never retried: ${JSON.stringify(gets)}`);
-    assert.ok(seen.every((r) => r.sessionId === undefined && r.lastEventId === undefined), 'no Mcp-Session-Id, no resume');
+    assert.ok(
+      seen.every((r) => r.sessionId === undefined && r.lastEventId === undefined),
+      'no Mcp-Session-Id, no resume',
+    );
     assert.deepEqual(fm.runs, { echo: 3, emit: 1 }, 'each call ran once');
     assert.deepEqual(h.reports, [], 'no divergence');
-    assert.deepEqual(h.errors.map((e) => e.message), [], 'no error');
+    assert.deepEqual(
+      h.errors.map((e) => e.message),
+      [],
+      'no error',
+    );
   } finally {
     await h.close();
     await fm.close();
@@ -269,35 +314,48 @@ test('4. probe against fastmcp (stateful): a verdict per check, exit 3 (deviatio
     assert.equal(r.stderr, '', 'nothing on stderr when piped');
     assert.match(r.stdout, /^server fastmcp-third-party, protocol 2025-11-25, streaming tool: emit$/m, 'found the server and its tool');
     // Each check prints `<verdict>  <id>  <title>`, its `guards:` line, then its one-line detail.
-    const checks = new Map([...r.stdout.matchAll(/^(pass|FAIL|n\/a) +([a-z-]+) {2}.*\n.*\n +(.*)$/gm)].map((m) => [m[2], { verdict: m[1], detail: m[3] ?? '' }]));
+    const checks = new Map(
+      [...r.stdout.matchAll(/^(pass|FAIL|n\/a) +([a-z-]+) {2}.*\n.*\n +(.*)$/gm)].map((m) => [m[2], { verdict: m[1], detail: m[3] ?? '' }]),
+    );
     // Right after a cut, fastmcp may still hold the stream and answer 409; the probe
     // reconnects after a delay, as a client would, and then judges the replay: exact.
-    assert.match(checks.get('resume-post')?.detail ?? '', /^cut after 10 events; resumed exactly: 31 events: 0 lost, 0 duplicated, 0 reordered$/, 'resume-post detail');
+    assert.match(
+      checks.get('resume-post')?.detail ?? '',
+      /^cut after 10 events; resumed exactly: 31 events: 0 lost, 0 duplicated, 0 reordered$/,
+      'resume-post detail',
+    );
     const verdicts = Object.fromEntries([...checks].map(([id, c]) => [id, c.verdict]));
-    assert.deepEqual(verdicts, {
-      // Sessions: 404 for unknown ones, DELETE works.
-      'unknown-session': 'pass',
-      'delete-session': 'pass',
-      priming: 'FAIL', // a priming event, but no retry: field
-      'resume-get': 'n/a', // the GET stream carries no priming ID, and nothing to replay
-      // fastmcp's store replays exactly what followed the cursor, a burst included, and
-      // refuses forged and foreign cursors with 400: opaque IDs, judged by what they carry.
-      'resume-post': 'pass',
-      'burst-order': 'pass',
-      'unknown-cursor': 'pass',
-      'foreign-cursor': 'pass',
-      'event-ids': 'pass',
-      // …but nothing tells a client a reset log from the one it saw.
-      'replay-epoch': 'FAIL',
-      'host-origin': 'FAIL',
-      'upgrade-boundary': 'n/a',
-      restart: 'n/a',
-      replica: 'n/a',
-      // Neither needs more than one server to judge, but both need --restart-cmd, --replica or --tool.
-      semantic: 'n/a',
-      'at-most-once': 'n/a',
-    }, r.stdout);
-    assert.equal(checks.get('burst-order')?.detail, 'emit with 200 events and no delay, resumed after the first: 201 events: 0 lost, 0 duplicated, 0 reordered');
+    assert.deepEqual(
+      verdicts,
+      {
+        // Sessions: 404 for unknown ones, DELETE works.
+        'unknown-session': 'pass',
+        'delete-session': 'pass',
+        priming: 'FAIL', // a priming event, but no retry: field
+        'resume-get': 'n/a', // the GET stream carries no priming ID, and nothing to replay
+        // fastmcp's store replays exactly what followed the cursor, a burst included, and
+        // refuses forged and foreign cursors with 400: opaque IDs, judged by what they carry.
+        'resume-post': 'pass',
+        'burst-order': 'pass',
+        'unknown-cursor': 'pass',
+        'foreign-cursor': 'pass',
+        'event-ids': 'pass',
+        // …but nothing tells a client a reset log from the one it saw.
+        'replay-epoch': 'FAIL',
+        'host-origin': 'FAIL',
+        'upgrade-boundary': 'n/a',
+        restart: 'n/a',
+        replica: 'n/a',
+        // Neither needs more than one server to judge, but both need --restart-cmd, --replica or --tool.
+        semantic: 'n/a',
+        'at-most-once': 'n/a',
+      },
+      r.stdout,
+    );
+    assert.equal(
+      checks.get('burst-order')?.detail,
+      'emit with 200 events and no delay, resumed after the first: 201 events: 0 lost, 0 duplicated, 0 reordered',
+    );
     assert.equal(checks.get('replay-epoch')?.detail, 'no X-MCP-Replay-Epoch header on the initialize response: a reset log is undetectable');
     const count = (v: string): number => Object.values(verdicts).filter((x) => x === v).length;
     assert.match(r.stdout, new RegExp(`^${count('pass')} pass, ${count('FAIL')} FAIL, ${count('n/a')} not applicable$`, 'm'), 'the tally');

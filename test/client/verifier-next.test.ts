@@ -17,7 +17,11 @@ function payload(n: number): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { n, pad } } });
 }
 
-interface Ev { id: string; data: string; chain: string }
+interface Ev {
+  id: string;
+  data: string;
+  chain: string;
+}
 const H: Ev[] = [];
 let chain = chainSeed(EPOCH, STREAM);
 for (let seq = 1; seq <= 12; seq++) {
@@ -42,11 +46,26 @@ const NEAR_MISSES: Array<[name: string, id: string, data: string, expect: Partia
   ['an exponent for the right seq', `${EPOCH}.${STREAM}.6e0.${six.chain}`, six.data, { kind: 'foreign-stream', part: 'scheme' }],
   ['a character after the right chain', `${six.id}A`, six.data, { kind: 'foreign-stream', part: 'scheme' }],
   ['the right chain cut short', six.id.slice(0, -1), six.data, { kind: 'foreign-stream', part: 'scheme' }],
-  ['the right seq and chain in another epoch', formatEventId({ epoch: 'Zz9yXw8vUt7sRq6P', stream: STREAM, seq: 6, chain: six.chain }), six.data, { kind: 'foreign-stream', part: 'epoch' }],
-  ['the right seq and chain on another stream', formatEventId({ epoch: EPOCH, stream: '8', seq: 6, chain: six.chain }), six.data, { kind: 'foreign-stream', part: 'stream' }],
+  [
+    'the right seq and chain in another epoch',
+    formatEventId({ epoch: 'Zz9yXw8vUt7sRq6P', stream: STREAM, seq: 6, chain: six.chain }),
+    six.data,
+    { kind: 'foreign-stream', part: 'epoch' },
+  ],
+  [
+    'the right seq and chain on another stream',
+    formatEventId({ epoch: EPOCH, stream: '8', seq: 6, chain: six.chain }),
+    six.data,
+    { kind: 'foreign-stream', part: 'stream' },
+  ],
   ['the right ID, one character of the data changed', six.id, six.data.replace('"n":6', '"n":7'), { kind: 'chain-mismatch', seq: 6, actualChain: six.chain }],
   ['the right ID, one non-ASCII character of the data changed', six.id, six.data.replace('é', 'è'), { kind: 'chain-mismatch', seq: 6 }],
-  ['a chain differing only in case', `${EPOCH}.${STREAM}.6.${six.chain.toLowerCase() === six.chain ? six.chain.toUpperCase() : six.chain.toLowerCase()}`, six.data, { kind: 'chain-mismatch', seq: 6 }],
+  [
+    'a chain differing only in case',
+    `${EPOCH}.${STREAM}.6.${six.chain.toLowerCase() === six.chain ? six.chain.toUpperCase() : six.chain.toLowerCase()}`,
+    six.data,
+    { kind: 'chain-mismatch', seq: 6 },
+  ],
   ['the next event’s ID with this data', at(7).id, six.data, { kind: 'gap', expectedSeq: 6, actualSeq: 7 }],
 ];
 
@@ -68,7 +87,8 @@ describe('verifier: the next event in line, and everything near it', () => {
         const verdict = v.check(id, data) as unknown as Record<string, unknown>;
         for (const [key, value] of Object.entries(expect)) assert.deepEqual(verdict[key], value, key);
         assert.deepEqual(v.checkpoint(), checkpoint(5), 'nothing advanced');
-        if (expect.kind !== 'duplicate' && expect.kind !== 'boundary-replay') assert.equal(v.check(six.id, six.data), verdict as unknown as EventVerdict, 'terminal');
+        if (expect.kind !== 'duplicate' && expect.kind !== 'boundary-replay')
+          assert.equal(v.check(six.id, six.data), verdict as unknown as EventVerdict, 'terminal');
         else assert.equal(v.check(six.id, six.data), CONTINUOUS, 'a dropped duplicate leaves the stream where it was');
       });
     }

@@ -36,7 +36,11 @@ function longCall(client: Client): Call {
 
 function assertExact(call: Call, result: unknown, what: string): void {
   assert.deepEqual((result as { structuredContent?: unknown }).structuredContent, { emitted: STEPS }, `${what}: completed`);
-  assert.deepEqual(call.progress, Array.from({ length: STEPS }, (_, i) => i + 1), `${what}: every event once, in order`);
+  assert.deepEqual(
+    call.progress,
+    Array.from({ length: STEPS }, (_, i) => i + 1),
+    `${what}: every event once, in order`,
+  );
 }
 
 async function connect(url: URL): Promise<{ client: Client; transport: ContinuityClientTransport }> {
@@ -84,9 +88,17 @@ describe('rolling restart with SIGTERM: three replicas on Redis', () => {
       const results = await within(Promise.all(calls.map((c) => c.done)), `round ${r}: the calls to complete`, 60_000);
       results.forEach((result, i) => assertExact(calls[i] as Call, result, `round ${r}, client ${i}`));
       assert.equal(await within(exited, `round ${r}: the drained replica to exit`, 30_000), 0, 'exited cleanly');
-      assert.deepEqual(old.stderr.filter((l) => /abandon/i.test(l)), [], 'nothing abandoned');
+      assert.deepEqual(
+        old.stderr.filter((l) => /abandon/i.test(l)),
+        [],
+        'nothing abandoned',
+      );
     }
-    assert.deepEqual(clients.map((c) => c.transport.sessionId), sessions, 'the same sessions throughout');
+    assert.deepEqual(
+      clients.map((c) => c.transport.sessionId),
+      sessions,
+      'the same sessions throughout',
+    );
   });
 });
 
@@ -100,10 +112,12 @@ describe('a single SQLite serve given SIGTERM mid-call', () => {
     const call = longCall(client);
     await waitFor(() => call.progress.length >= 3, 'the call to be under way');
     let exitedAt: number | undefined;
-    const exited = new Promise<number | null>((resolve) => replica.child.once('exit', (code) => {
-      exitedAt = Date.now();
-      resolve(code);
-    }));
+    const exited = new Promise<number | null>((resolve) =>
+      replica.child.once('exit', (code) => {
+        exitedAt = Date.now();
+        resolve(code);
+      }),
+    );
     replica.child.kill('SIGTERM');
     const result = await within(call.done, 'the call to complete', 30_000);
     const completedAt = Date.now();

@@ -78,10 +78,11 @@ describe('forwarding fidelity (Redis)', () => {
   });
 
   const at = (i: number): URL => (listeners[i] as Listener).url;
-  const call = (i: number, h: Handshake) => send(at(i), {
-    body: rpc('tools/call', { name: 'whoami', arguments: {} }),
-    headers: sessionHeaders(h, { authorization: `Bearer ${TOKEN}`, cookie: COOKIE }),
-  });
+  const call = (i: number, h: Handshake) =>
+    send(at(i), {
+      body: rpc('tools/call', { name: 'whoami', arguments: {} }),
+      headers: sessionHeaders(h, { authorization: `Bearer ${TOKEN}`, cookie: COOKIE }),
+    });
 
   it('authInfo is deep-equal on the owner and through a non-owner, and MONITOR shows no Authorization or Cookie value', async () => {
     const h = await initialize(at(0)); // f0 owns the session

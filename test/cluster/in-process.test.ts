@@ -30,11 +30,18 @@ describe('cluster in one process (memory store shared by three endpoints)', () =
     assert.deepEqual((ms.at(-1) as { id: unknown }).id, call.id);
     const ids = full.events.map((e) => e.id as string);
     const seqs = ids.map((id) => Number(id.split('.')[2]));
-    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'contiguous from 1');
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+      'contiguous from 1',
+    );
     // Resume after event 20 on the third replica: exactly the rest.
     const resumed = await send(at(2), { headers: sessionHeaders(h, { 'last-event-id': ids[19] as string }) });
     assert.equal(resumed.status, 200);
-    assert.deepEqual(resumed.events.map((e) => e.id), ids.slice(20));
+    assert.deepEqual(
+      resumed.events.map((e) => e.id),
+      ids.slice(20),
+    );
     assert.equal(replicas[1]?.endpoint.sessionCount, 0, 'the non-owner holds nothing');
   });
 

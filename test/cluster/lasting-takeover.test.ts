@@ -41,9 +41,12 @@ describe('lasting session state across a takeover (Redis, owner killed)', () => 
 
   for (const kind of ['ours', 'sdk'] as const) {
     it(`${kind} client transport: no info log after setLevel(error), and the subscribed update arrives`, async (t) => {
-      const transport: Transport = kind === 'sdk'
-        ? new StreamableHTTPClientTransport(proxy.url, { reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 100 } })
-        : (new ContinuityClientTransport(proxy.url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 } }) as unknown as Transport);
+      const transport: Transport =
+        kind === 'sdk'
+          ? new StreamableHTTPClientTransport(proxy.url, {
+              reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 100 },
+            })
+          : new ContinuityClientTransport(proxy.url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
       // Every replica alive, and the initialize goes to replica 0, which then owns the session.
       for (const [i, r] of replicas.entries()) if (!r.alive) replicas[i] = await startReplica(spec);
       proxy.setUpstreams(replicas.map((r) => r.url));
@@ -60,7 +63,7 @@ describe('lasting session state across a takeover (Redis, owner killed)', () => 
       proxy.setUpstreams(replicas.slice(1).map((r) => r.url));
       // The client's next request comes once the dead owner's lease lapsed (one that comes
       // earlier gets a 503 to retry): whoever it reaches takes the session over and rebuilds it.
-      await waitFor(async () => (await store.ownership.current(session)) === undefined, 'the dead owner\'s lease to lapse');
+      await waitFor(async () => (await store.ownership.current(session)) === undefined, "the dead owner's lease to lapse");
 
       await probe.holds('after the takeover');
       assert.equal(transport.sessionId, session, 'the same session');

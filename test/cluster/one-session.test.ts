@@ -25,7 +25,7 @@ type Answer = { id?: unknown; result?: unknown; error?: { code?: number; data?: 
 
 /** The answer to request `id` in a POST's response: its last SSE message, or a JSON refusal. */
 function answerOf(r: { status: number; events: { data: string }[]; text: string }): Answer {
-  if (r.status === 200) return (messages(r.events as never).at(-1) ?? {}) as Answer;
+  if (r.status === 200) return messages(r.events).at(-1) ?? {};
   return JSON.parse(r.text) as Answer;
 }
 
@@ -56,36 +56,40 @@ describe('at most once: a call carried to an owner that blocks its process past 
     for (const r of replicas) r.child.kill('SIGKILL');
   });
 
-  it(`100 seeded runs through the non-owner: none runs twice; each ends with its result or request-abandoned that may have run (seed ${SEED})`, { timeout: 300_000 }, async (t) => {
-    if (replicas.length === 0) return t.skip('no Redis');
-    const [owner, other] = replicas.map((r) => r.url) as [URL, URL];
-    const rand = prng(SEED);
-    const outcomes = { result: 0, abandoned: 0 };
-    for (let i = 0; i < 100; i++) {
-      const h = await initialize(owner);
-      const key = `k${i}`;
-      const blockMs = Math.round(LEASE_MS * (1.2 + rand() * 2));
-      const call = rpc('tools/call', { name: 'once', arguments: { key, blockMs } });
-      const r = await send(other, { body: call, headers: sessionHeaders(h), timeoutMs: 20_000 });
-      const answer = answerOf(r);
-      assert.deepEqual(answer.id, call.id, `run ${i}: the answer is the call's (HTTP ${r.status}: ${r.text})`);
-      if (answer.result !== undefined) outcomes.result++;
-      else {
-        assert.equal(answer.error?.data?.reason, 'request-abandoned', `run ${i}: ${JSON.stringify(answer)}`);
-        assert.equal(answer.error?.data?.mayHaveRun, true, `run ${i}: an abandoned call says it may have run`);
-        outcomes.abandoned++;
+  it(
+    `100 seeded runs through the non-owner: none runs twice; each ends with its result or request-abandoned that may have run (seed ${SEED})`,
+    { timeout: 300_000 },
+    async (t) => {
+      if (replicas.length === 0) return t.skip('no Redis');
+      const [owner, other] = replicas.map((r) => r.url) as [URL, URL];
+      const rand = prng(SEED);
+      const outcomes = { result: 0, abandoned: 0 };
+      for (let i = 0; i < 100; i++) {
+        const h = await initialize(owner);
+        const key = `k${i}`;
+        const blockMs = Math.round(LEASE_MS * (1.2 + rand() * 2));
+        const call = rpc('tools/call', { name: 'once', arguments: { key, blockMs } });
+        const r = await send(other, { body: call, headers: sessionHeaders(h), timeoutMs: 20_000 });
+        const answer = answerOf(r);
+        assert.deepEqual(answer.id, call.id, `run ${i}: the answer is the call's (HTTP ${r.status}: ${r.text})`);
+        if (answer.result !== undefined) outcomes.result++;
+        else {
+          assert.equal(answer.error?.data?.reason, 'request-abandoned', `run ${i}: ${JSON.stringify(answer)}`);
+          assert.equal(answer.error?.data?.mayHaveRun, true, `run ${i}: an abandoned call says it may have run`);
+          outcomes.abandoned++;
+        }
+        // The session goes on, wherever it is held now; nothing runs the call again.
+        const next = await send(other, { body: rpc('tools/list'), headers: sessionHeaders(h), timeoutMs: 20_000 });
+        assert.equal(next.status, 200, `run ${i}: the session goes on (${next.text})`);
+        // A result was reported before it was sent; an abandoned call may or may not have run.
+        if (answer.result !== undefined) assert.equal(runs.get(key), 1, `run ${i}: ran ${runs.get(key)} times`);
+        assert.ok((runs.get(key) ?? 0) <= 1, `run ${i}: ran ${runs.get(key)} times`);
       }
-      // The session goes on, wherever it is held now; nothing runs the call again.
-      const next = await send(other, { body: rpc('tools/list'), headers: sessionHeaders(h), timeoutMs: 20_000 });
-      assert.equal(next.status, 200, `run ${i}: the session goes on (${next.text})`);
-      // A result was reported before it was sent; an abandoned call may or may not have run.
-      if (answer.result !== undefined) assert.equal(runs.get(key), 1, `run ${i}: ran ${runs.get(key)} times`);
-      assert.ok((runs.get(key) ?? 0) <= 1, `run ${i}: ran ${runs.get(key)} times`);
-    }
-    const twice = [...runs.values()].filter((n) => n > 1).length;
-    console.log(`# at most once: ${outcomes.result} results, ${outcomes.abandoned} request-abandoned (mayHaveRun), ${twice} double runs`);
-    assert.equal(twice, 0);
-  });
+      const twice = [...runs.values()].filter((n) => n > 1).length;
+      console.log(`# at most once: ${outcomes.result} results, ${outcomes.abandoned} request-abandoned (mayHaveRun), ${twice} double runs`);
+      assert.equal(twice, 0);
+    },
+  );
 });
 
 describe('one session on every replica (memory store shared by two endpoints)', () => {
@@ -104,7 +108,9 @@ describe('one session on every replica (memory store shared by two endpoints)', 
   /** Opens a GET and resolves at its status, leaving the body unread (a client that stopped reading). */
   function openUnread(url: URL, headers: Record<string, string>): Promise<{ status: number; req: ClientRequest; res: IncomingMessage }> {
     return new Promise((resolve, reject) => {
-      const req = httpRequest(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers } }, (res) => resolve({ status: res.statusCode ?? 0, req, res }));
+      const req = httpRequest(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers } }, (res) =>
+        resolve({ status: res.statusCode ?? 0, req, res }),
+      );
       req.on('error', reject);
       req.end();
     });
@@ -153,7 +159,10 @@ describe('one session on every replica (memory store shared by two endpoints)', 
     console.log(`# resume at the upgrade boundary on the other replica: ${resumed.status} in ${elapsed.toFixed(1)} ms`);
     assert.equal(resumed.status, 410, resumed.text);
     assert.equal((resumed.json() as Answer).error?.data?.reason, 'session-superseded');
-    await waitFor(async () => (await send(at(0), { body: rpc('tools/list'), headers: sessionHeaders(h) })).status === 404, 'the owner to end the superseded session');
+    await waitFor(
+      async () => (await send(at(0), { body: rpc('tools/list'), headers: sessionHeaders(h) })).status === 404,
+      'the owner to end the superseded session',
+    );
   });
 
   /** A request whose response headers have come; `ended` settles when its body ends (the server ended the stream). */
@@ -175,7 +184,7 @@ describe('one session on every replica (memory store shared by two endpoints)', 
     });
   }
 
-  it('lifecycle: a DELETE ends the session\'s streams on the other replica too', { timeout: 60_000 }, async () => {
+  it("lifecycle: a DELETE ends the session's streams on the other replica too", { timeout: 60_000 }, async () => {
     const h = await initialize(at(0));
     const standalone = await openStream(at(1), sessionHeaders(h));
     const call = rpc('tools/call', { name: 'emit', arguments: { count: 100_000, intervalMs: 20 } });
@@ -185,7 +194,7 @@ describe('one session on every replica (memory store shared by two endpoints)', 
     const started = performance.now();
     const deleted = await send(at(0), { method: 'DELETE', headers: sessionHeaders(h) });
     assert.equal(deleted.status, 200);
-    await within(Promise.all([standalone.ended, tail.ended]), 'the other replica\'s streams to end after the DELETE', 10_000);
+    await within(Promise.all([standalone.ended, tail.ended]), "the other replica's streams to end after the DELETE", 10_000);
     console.log(`# streams on the other replica ended ${(performance.now() - started).toFixed(0)} ms after the DELETE`);
   });
 

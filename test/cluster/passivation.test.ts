@@ -37,7 +37,10 @@ describe('passivation (SQLite)', () => {
     // Its next request rebuilds it: same session, a resume of an old cursor replays exactly.
     const resumed = await send(f.url, { headers: sessionHeaders(idle, { 'last-event-id': ids[1] as string }) });
     assert.equal(resumed.status, 200, resumed.text);
-    assert.deepEqual(resumed.events.map((e) => e.id), ids.slice(2));
+    assert.deepEqual(
+      resumed.events.map((e) => e.id),
+      ids.slice(2),
+    );
     const next = await send(f.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 2 } }), headers: sessionHeaders(idle) });
     assert.equal(next.status, 200, next.text);
     assert.ok('result' in (messages(next.events).at(-1) as object));

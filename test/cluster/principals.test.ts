@@ -17,7 +17,12 @@ import { rpc, send } from '../helpers/sse-client.js';
 
 const available = await redisOrSkip('the cluster principal tests');
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '0' } },
+};
 
 /** The principal the way the Express adapter derives it by default, from test headers. */
 function principal(req: IncomingMessage): string | undefined {
@@ -33,7 +38,10 @@ describe('principals in a cluster (Redis)', { skip: !available }, () => {
   const listeners: Listener[] = [];
   const endpoints: Endpoint[] = [];
   /** Server factory calls per replica, by kind. */
-  const built = [{ fresh: 0, rebuilt: 0 }, { fresh: 0, rebuilt: 0 }];
+  const built = [
+    { fresh: 0, rebuilt: 0 },
+    { fresh: 0, rebuilt: 0 },
+  ];
   before(async () => {
     for (let i = 0; i < 2; i++) {
       const store = await redisStore({ url: SHARED_REDIS_URL, keyPrefix: prefix });
@@ -62,7 +70,9 @@ describe('principals in a cluster (Redis)', { skip: !available }, () => {
 
   const at = (i: number): URL => (listeners[i] as Listener).url;
   const headers = (who: Record<string, string>, sessionId?: string): Record<string, string> => ({
-    'mcp-protocol-version': '2025-11-25', ...who, ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    'mcp-protocol-version': '2025-11-25',
+    ...who,
+    ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
   });
   async function open(replica: number, who: Record<string, string>): Promise<string> {
     const r = await send(at(replica), { body: INIT, headers: headers(who) });
@@ -96,9 +106,13 @@ describe('principals in a cluster (Redis)', { skip: !available }, () => {
     const before = { ...(built[1] as object) };
     const bob = { 'x-client': 'bob' };
     for (const method of ['POST', 'GET', 'DELETE'] as const) {
-      const ask = (id: string) => send(at(1), {
-        method, headers: headers(bob, id), ...(method === 'POST' ? { body: rpc('tools/list', {}, 7) } : {}), timeoutMs: 5_000,
-      });
+      const ask = (id: string) =>
+        send(at(1), {
+          method,
+          headers: headers(bob, id),
+          ...(method === 'POST' ? { body: rpc('tools/list', {}, 7) } : {}),
+          timeoutMs: 5_000,
+        });
       const real = await ask(sessionId);
       const unknown = await ask('u'.repeat(32));
       assert.equal(real.status, 404, `${method}: 404 for a real session (${real.text})`);

@@ -15,7 +15,14 @@ describe('--store for Redis', () => {
   it('recognises the Redis forms and refuses malformed ones with a usage error', async () => {
     assert.ok(isRedisSpec('redis://h:1/0') && isRedisSpec('rediss://h:1') && isRedisSpec('redis-cluster://a:1,b:2'));
     assert.ok(!isRedisSpec('sqlite:./x.db') && !isRedisSpec('memory'));
-    for (const bad of ['redis://h:6379?nope=1', 'redis://h:6379?leaseMs=5', 'redis://h:6379?leaseMs=abc', 'redis-cluster://', 'redis-cluster://a,b:2', 'redis://h:6379/x/y']) {
+    for (const bad of [
+      'redis://h:6379?nope=1',
+      'redis://h:6379?leaseMs=5',
+      'redis://h:6379?leaseMs=abc',
+      'redis-cluster://',
+      'redis-cluster://a,b:2',
+      'redis://h:6379/x/y',
+    ]) {
       await assert.rejects(openRedisStore(bad), UsageError, bad);
     }
   });
@@ -44,7 +51,10 @@ describe('two replicas on a three-master Redis Cluster', () => {
       assert.deepEqual((messages(full.events).at(-1) as { id?: unknown }).id, call.id);
       const ids = full.events.map((e) => e.id as string);
       const resumed = await send(a, { headers: sessionHeaders(h, { 'last-event-id': ids[9] as string }) });
-      assert.deepEqual(resumed.events.map((e) => e.id), ids.slice(10));
+      assert.deepEqual(
+        resumed.events.map((e) => e.id),
+        ids.slice(10),
+      );
     }
   });
 });

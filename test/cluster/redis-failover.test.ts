@@ -67,12 +67,21 @@ async function rig(extra: Partial<RedisStoreOptions> = {}): Promise<Rig> {
   const stores: Store[] = [];
   const replicas: Fixture[] = [];
   for (const replicaId of ['r0', 'r1']) {
-    const store = await redisStore({ url: `redis://127.0.0.1:${proxy.port}`, commandTimeoutMs: 1_000, maxReconnectDelayMs: 100, ...extra } as RedisStoreOptions);
+    const store = await redisStore({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      commandTimeoutMs: 1_000,
+      maxReconnectDelayMs: 100,
+      ...extra,
+    } as RedisStoreOptions);
     stores.push(store);
     replicas.push(await startFixture({ store, cluster: { leaseMs: 600, replicaId }, retryMs: 50 }));
   }
   return {
-    primary, replica, proxy, stores, replicas,
+    primary,
+    replica,
+    proxy,
+    stores,
+    replicas,
     async stop() {
       for (const r of replicas) await r.close().catch(() => {});
       for (const s of stores) await s.close().catch(() => {});
@@ -94,7 +103,14 @@ async function failover(r: Rig): Promise<void> {
   r.proxy.setPlan(() => ({ upstream: { host: '127.0.0.1', port: r.replica.port } }));
   await r.primary.kill();
   for (const store of r.stores) {
-    await waitFor(() => store.sessions.count().then(() => true, () => false), 'the endpoint to reach the promoted replica');
+    await waitFor(
+      () =>
+        store.sessions.count().then(
+          () => true,
+          () => false,
+        ),
+      'the endpoint to reach the promoted replica',
+    );
   }
 }
 
@@ -175,13 +191,18 @@ describe('Redis failover that loses acknowledged writes', () => {
       let reached!: () => void;
       let target = before;
       let hit = new Promise<void>((resolve) => (reached = resolve));
-      const call = client.callTool({ name: 'emit', arguments: { count: 5_000, intervalMs: 5 } }, undefined, {
-        timeout: 30_000,
-        onprogress: () => {
-          progress++;
-          if (progress === target) reached();
-        },
-      }).then(() => 'completed' as const, () => 'failed' as const);
+      const call = client
+        .callTool({ name: 'emit', arguments: { count: 5_000, intervalMs: 5 } }, undefined, {
+          timeout: 30_000,
+          onprogress: () => {
+            progress++;
+            if (progress === target) reached();
+          },
+        })
+        .then(
+          () => 'completed' as const,
+          () => 'failed' as const,
+        );
       await hit;
       await cut(r);
       if (!durable) {

@@ -40,7 +40,10 @@ describe('idle expiry in a cluster (Redis)', { skip: !available }, () => {
   });
 
   /** A replica on the shared prefix, with its clock `shift` ms ahead. */
-  async function replica(replicaId: string, o: { shift?: number; sessionTtlMs?: number } = {}): Promise<{ url: URL; endpoint: Endpoint; stop(): Promise<void> }> {
+  async function replica(
+    replicaId: string,
+    o: { shift?: number; sessionTtlMs?: number } = {},
+  ): Promise<{ url: URL; endpoint: Endpoint; stop(): Promise<void> }> {
     const store = await redisStore({ url: SHARED_REDIS_URL, keyPrefix: prefix, ...(o.sessionTtlMs ? { sessionTtlMs: o.sessionTtlMs } : {}) });
     stores.push(store);
     const endpoint = createEndpoint({
@@ -89,7 +92,11 @@ describe('idle expiry in a cluster (Redis)', { skip: !available }, () => {
     for (const id of abandoned) assert.equal(await redis.exists(`${prefix}{${id}}:rec`), 0);
     const keys: string[] = [];
     for await (const batch of redis.scanIterator({ MATCH: `${prefix}{*`, COUNT: 1000 })) keys.push(...batch);
-    assert.ok(keys.every((k) => own.some((h) => k.includes(`{${h.sessionId}}`))), `only live sessions’ keys remain: ${keys.filter((k) => !own.some((h) => k.includes(h.sessionId))).join(', ')}`);
-    for (const h of own) assert.equal((await send(live.url, { body: rpc('tools/list'), headers: sessionHeaders(h) })).status, 200, 'live sessions still answer');
+    assert.ok(
+      keys.every((k) => own.some((h) => k.includes(`{${h.sessionId}}`))),
+      `only live sessions’ keys remain: ${keys.filter((k) => !own.some((h) => k.includes(h.sessionId))).join(', ')}`,
+    );
+    for (const h of own)
+      assert.equal((await send(live.url, { body: rpc('tools/list'), headers: sessionHeaders(h) })).status, 200, 'live sessions still answer');
   });
 });

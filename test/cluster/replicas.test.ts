@@ -53,8 +53,15 @@ describe('three replicas on Redis behind a round-robin proxy', () => {
     assert.ok(cutsLanded >= 50, `all 50 cuts landed (${cutsLanded})`);
     assert.deepEqual({ ...deliveryReport(emitSeqs(all), 1000), received: undefined }, { ...ZERO, received: undefined }, `seed ${SEED} cuts ${cuts.join(',')}`);
     const seqs = all.map((e) => parseEventId(e.id as string).seq);
-    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `seed ${SEED}: event ids contiguous across replicas`);
-    assert.ok(proxy.counts.every((n) => n > 10), `every replica served requests: ${proxy.counts.join(',')}`);
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+      `seed ${SEED}: event ids contiguous across replicas`,
+    );
+    assert.ok(
+      proxy.counts.every((n) => n > 10),
+      `every replica served requests: ${proxy.counts.join(',')}`,
+    );
   });
 
   test('a sampling request answered through a non-owner reaches the tool on the owner', async () => {
@@ -131,7 +138,11 @@ describe('three replicas on Redis behind a round-robin proxy', () => {
     };
     const alone = await verdicts((replicas[0] as Replica).url);
     // A balancer that passes Host on, so the probe's foreign Host reaches the replicas' guard.
-    const balancer = await startRoundRobin(replicas.map((r) => r.url), '/mcp', { preserveHost: true });
+    const balancer = await startRoundRobin(
+      replicas.map((r) => r.url),
+      '/mcp',
+      { preserveHost: true },
+    );
     const balanced = await verdicts(balancer.url).finally(() => balancer.close());
     const lost = Object.entries(alone)
       .filter(([id, verdict]) => verdict.startsWith('pass') && !balanced[id]?.startsWith('pass'))

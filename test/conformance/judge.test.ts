@@ -25,7 +25,15 @@ function baseline(expectedFailures: Record<string, string> = {}): Baseline {
   return { version: '0', expectedFailures, clientScenarios: ['initialize'] };
 }
 
-function verdictOf(scenarios: Parameters<typeof results>[0], base: Baseline, exits: Array<[string, number]> = [['*', 0], ['initialize', 0]], expected = ['ping', 'initialize']) {
+function verdictOf(
+  scenarios: Parameters<typeof results>[0],
+  base: Baseline,
+  exits: Array<[string, number]> = [
+    ['*', 0],
+    ['initialize', 0],
+  ],
+  expected = ['ping', 'initialize'],
+) {
   const out = results(scenarios);
   try {
     return judge(out, base, { scenarios: expected, exits: new Map(exits) });
@@ -44,7 +52,8 @@ describe('conformance: judging a run', () => {
   it('reads the server scenarios from a `list` output, bare (0.1.13, 0.2.x) or with spec versions (0.1.14 and later)', () => {
     const bare = 'Server scenarios (test against a server):\n  - server-initialize\n  - ping\n\nClient scenarios (test against a client):\n  - initialize\n';
     assert.deepEqual(parseServerScenarios(bare), ['server-initialize', 'ping']);
-    const versioned = 'Server scenarios (test against a server):\n  - server-initialize [2025-06-18,2025-11-25]\n  - dns-rebinding-protection [2025-11-25]\n\nClient scenarios (test against a client):\n  - initialize [2025-06-18,2025-11-25]\n';
+    const versioned =
+      'Server scenarios (test against a server):\n  - server-initialize [2025-06-18,2025-11-25]\n  - dns-rebinding-protection [2025-11-25]\n\nClient scenarios (test against a client):\n  - initialize [2025-06-18,2025-11-25]\n';
     assert.deepEqual(parseServerScenarios(versioned), ['server-initialize', 'dns-rebinding-protection']);
     const tagged = 'Required for 2025-11-25 (2 scenarios):\n  - ping [server]\n  - initialize [client]\n';
     assert.deepEqual(parseServerScenarios(tagged), ['ping']);
@@ -59,17 +68,30 @@ describe('conformance: judging a run', () => {
   it('an unlisted failure fails it; a listed one does not', () => {
     const scenarios = { 'server-ping': [{ id: 'ping', status: 'FAILURE' }], initialize: [{ id: 'init', status: 'SUCCESS' }] };
     assert.match(verdictOf(scenarios, baseline()).problems.join('\n'), /^FAIL ping\/ping/m);
-    assert.deepEqual(verdictOf(scenarios, baseline({ 'ping/ping': 'known' }), [['*', 1], ['initialize', 0]]).problems, []);
+    assert.deepEqual(
+      verdictOf(scenarios, baseline({ 'ping/ping': 'known' }), [
+        ['*', 1],
+        ['initialize', 0],
+      ]).problems,
+      [],
+    );
   });
 
   it('a listed failure that passes is a stale entry', () => {
-    const v = verdictOf({ 'server-ping': [{ id: 'ping', status: 'SUCCESS' }], initialize: [{ id: 'init', status: 'SUCCESS' }] }, baseline({ 'ping/ping': 'known' }));
+    const v = verdictOf(
+      { 'server-ping': [{ id: 'ping', status: 'SUCCESS' }], initialize: [{ id: 'init', status: 'SUCCESS' }] },
+      baseline({ 'ping/ping': 'known' }),
+    );
     assert.match(v.problems.join('\n'), /^STALE baseline entry ping\/ping/m);
   });
 
   it('a warning in a strict scenario fails it', () => {
     const v = verdictOf(
-      { 'server-ping': [{ id: 'ping', status: 'SUCCESS' }], 'server-server-sse-polling': [{ id: 'retry', status: 'WARNING' }], initialize: [{ id: 'init', status: 'SUCCESS' }] },
+      {
+        'server-ping': [{ id: 'ping', status: 'SUCCESS' }],
+        'server-server-sse-polling': [{ id: 'retry', status: 'WARNING' }],
+        initialize: [{ id: 'init', status: 'SUCCESS' }],
+      },
       baseline(),
     );
     assert.match(v.problems.join('\n'), /^WARN server-sse-polling\/retry/m);
@@ -84,7 +106,19 @@ describe('conformance: judging a run', () => {
 
   it('a non-zero exit without a listed failure to explain it fails it', () => {
     const scenarios = { 'server-ping': [{ id: 'ping', status: 'SUCCESS' }], initialize: [{ id: 'init', status: 'SUCCESS' }] };
-    assert.match(verdictOf(scenarios, baseline(), [['*', 0], ['initialize', 1]]).problems.join('\n'), /^EXIT initialize: the suite exited 1/m);
-    assert.match(verdictOf(scenarios, baseline(), [['*', 2], ['initialize', 0]]).problems.join('\n'), /^EXIT \*: the suite exited 2/m);
+    assert.match(
+      verdictOf(scenarios, baseline(), [
+        ['*', 0],
+        ['initialize', 1],
+      ]).problems.join('\n'),
+      /^EXIT initialize: the suite exited 1/m,
+    );
+    assert.match(
+      verdictOf(scenarios, baseline(), [
+        ['*', 2],
+        ['initialize', 0],
+      ]).problems.join('\n'),
+      /^EXIT \*: the suite exited 2/m,
+    );
   });
 });

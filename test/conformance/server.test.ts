@@ -23,7 +23,11 @@ test('conformance: every suite line matches its baseline, server-sse-polling all
   // The Node-22 lines are skipped only off CI, and only when their install failed (offline).
   // The modern line's failures are all listed, and all in scenarios 2026-07-28 runs but never scores.
   const failed = { latest: '0', next: '0', modern: '\\d+' };
-  for (const [line, version] of [['latest', /0\.1\.\S+/], ['next', /0\.2\.\S+/], ['modern', /0\.2\.\S+/]] as const) {
+  for (const [line, version] of [
+    ['latest', /0\.1\.\S+/],
+    ['next', /0\.2\.\S+/],
+    ['modern', /0\.2\.\S+/],
+  ] as const) {
     if (process.env.CI === 'true' || !new RegExp(`^conformance ${line}: SKIPPED`, 'm').test(run.stdout)) {
       assert.match(run.stdout, new RegExp(`^conformance ${line} \\(${version.source}\\): \\d+ passed, ${failed[line]} failed`, 'm'), output);
     }

@@ -53,7 +53,11 @@ test('the probe passes every check through the nginx recipe', { timeout: 120_000
   const r = await runCli(['probe', nginx.url('/mcp').href, '--json'], { timeoutMs: 100_000 });
   const report = JSON.parse(r.stdout) as ProbeReport;
   const failed = report.checks.filter((c) => c.verdict !== 'pass' && c.verdict !== 'n/a');
-  assert.deepEqual(failed.map((c) => `${c.id}: ${c.verdict} ${c.detail}`), [], `nginx error log:\n${nginx.errorLog()}`);
+  assert.deepEqual(
+    failed.map((c) => `${c.id}: ${c.verdict} ${c.detail}`),
+    [],
+    `nginx error log:\n${nginx.errorLog()}`,
+  );
   assert.equal(r.code, 0, r.stderr);
   const passed = report.checks.filter((c) => c.verdict === 'pass').map((c) => c.id);
   for (const id of ['host-origin', 'resume-post', 'burst-order', 'replay-epoch']) assert.ok(passed.includes(id), `${id} passed through nginx`);
@@ -69,7 +73,12 @@ test("without the recipe's Host line the replicas refuse nginx's upstream name, 
   const res = await fetch(nginx.url('/mcp'), {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   assert.equal(res.status, 403);
   const body = (await res.json()) as { error: { message: string; data?: { reason?: string } } };
@@ -99,8 +108,10 @@ test('gzip on text/event-stream, measured against the recipe', { timeout: 90_000
     results[name] = await timeEmit(nginx.url('/mcp'), COUNT, INTERVAL);
     await nginx.stop();
     const s = results[name];
-    t.diagnostic(`${name}: encoding ${s.encoding ?? 'none'}, first event ${s.arrivals[0]?.toFixed(0)} ms, largest gap ${largestGap(s).toFixed(0)} ms, ` +
-      `${s.inLastRead}/${s.arrivals.length} events in the last read, response ended ${s.endedAt.toFixed(0)} ms`);
+    t.diagnostic(
+      `${name}: encoding ${s.encoding ?? 'none'}, first event ${s.arrivals[0]?.toFixed(0)} ms, largest gap ${largestGap(s).toFixed(0)} ms, ` +
+        `${s.inLastRead}/${s.arrivals.length} events in the last read, response ended ${s.endedAt.toFixed(0)} ms`,
+    );
   }
   const spread = (COUNT - 1) * INTERVAL; // the tool's own time between its first and last event
   const streamed = (name: string): number => (results[name]?.arrivals.at(-1) ?? 0) - (results[name]?.arrivals[0] ?? 0);

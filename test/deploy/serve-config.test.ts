@@ -33,7 +33,10 @@ test('the banner names the store without its password; a second replica with ano
   const second = await runCli(['serve', '--port', '0', '--store', `${store}&leaseMs=2000`], { timeoutMs: 30_000 });
   assert.equal(second.code, 1, second.stderr);
   assert.equal(second.stderr.trim().split('\n').length, 1, `one line: ${second.stderr}`);
-  assert.match(second.stderr, /^mcp-continuity: This replica's Redis store \(prefix "[^"]+", leaseMs 2000\) disagrees with a running replica's \(prefix "[^"]+", leaseMs 1000\)/);
+  assert.match(
+    second.stderr,
+    /^mcp-continuity: This replica's Redis store \(prefix "[^"]+", leaseMs 2000\) disagrees with a running replica's \(prefix "[^"]+", leaseMs 1000\)/,
+  );
   assert.doesNotMatch(second.stdout + second.stderr, new RegExp(SECRET));
 });
 

@@ -25,7 +25,9 @@ async function post(url: URL, body: unknown, session?: string): Promise<Response
 /** Initializes a session at `url`, calls `emit` (`count` steps `intervalMs` apart) and times its events. */
 export async function timeEmit(url: URL, count: number, intervalMs: number): Promise<StreamTiming> {
   const init = await post(url, {
-    jsonrpc: '2.0', id: 1, method: 'initialize',
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
     params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sse-timing', version: '1.0.0' } },
   });
   const session = init.headers.get('mcp-session-id');

@@ -12,18 +12,26 @@ import { createExampleHandler } from '../../src/example/modern/index.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 
 const MODERN = '2026-07-28';
-const firstText = (r: object): string => ((r as { content?: Array<{ text?: string }> }).content?.[0]?.text ?? '');
+const firstText = (r: object): string => (r as { content?: Array<{ text?: string }> }).content?.[0]?.text ?? '';
 
 /** A modern-era request as a pinned SDK v2 client sends it. */
 function modernCall(url: URL, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/list',
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
 const listTools = (id: number) => ({
-  jsonrpc: '2.0', id, method: 'tools/list',
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/list',
   params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
 });
 
@@ -74,7 +82,7 @@ describe('one endpoint, both eras', () => {
     assert.match(text, /test_input_required_result_elicitation/);
   });
 
-  test('a session id with a modern protocol version is still the modern leg\'s to answer', async () => {
+  test("a session id with a modern protocol version is still the modern leg's to answer", async () => {
     const response = await modernCall(f.url, listTools(5), { 'mcp-session-id': 'not-a-session-of-ours-at-all' });
     const text = await response.text();
     assert.equal(response.status, 200, text);

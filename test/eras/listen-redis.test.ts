@@ -17,7 +17,12 @@ import { waitFor } from '../helpers/wait.js';
 
 const MODERN = '2026-07-28';
 
-interface Replica { store: Store; bus: RedisServerEventBus; listener: Listener; errors: Error[] }
+interface Replica {
+  store: Store;
+  bus: RedisServerEventBus;
+  listener: Listener;
+  errors: Error[];
+}
 
 async function replica(keyPrefix: string, key: string): Promise<Replica> {
   const errors: Error[] = [];
@@ -81,19 +86,44 @@ describe('subscriptions/listen across replicas, over Redis', async () => {
     // Round 1 through A, round 2 through B: the state sealed on A verifies on B.
     const first = await fetch(a.listener.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'test_input_required_result_request_state' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_input_required_result_request_state', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'test_input_required_result_request_state',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'test_input_required_result_request_state',
+          arguments: {},
+          _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+        },
+      }),
     });
     const round1 = (await first.json()) as { result: { resultType: string; requestState: string } };
     assert.equal(round1.result.resultType, 'input_required');
     const second = await fetch(b.listener.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'test_input_required_result_request_state' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'test_input_required_result_request_state',
+      },
       body: JSON.stringify({
-        jsonrpc: '2.0', id: 2, method: 'tools/call',
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
         params: {
-          name: 'test_input_required_result_request_state', arguments: {},
-          inputResponses: { confirm: { action: 'accept', content: { ok: true } } }, requestState: round1.result.requestState,
+          name: 'test_input_required_result_request_state',
+          arguments: {},
+          inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+          requestState: round1.result.requestState,
           _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
         },
       }),

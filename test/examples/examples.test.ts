@@ -19,6 +19,7 @@ test('examples/server.ts serves its tool; examples/client.ts calls it, ends its 
     const [, url] = await lineMatching(server, /^listening on (http:\/\/\S+)$/, 'the example server to listen');
     const client = await runToEnd(spawnExample('examples/client.ts', [url as string], { cwd: dir }), 'the example client');
     assert.equal(client.code, 0, `client exit code; stderr: ${client.stderr}`);
+    assert.match(client.stdout, /^server: my-server$/m, client.stdout);
     assert.match(client.stdout, /^tools: add$/m, client.stdout);
     assert.match(client.stdout, /^add\(2, 3\) = \[\{"type":"text","text":"5"\}\]$/m, client.stdout);
     assert.equal(existsSync(join(dir, 'client.ckpt')), false, 'terminating the session forgot the checkpoint');
@@ -56,17 +57,27 @@ test('examples/auth.ts: its HMAC verifier admits its own tokens, refuses forged 
   const server = spawnExample('examples/auth.ts', [], { cwd: dir, env });
   try {
     const [, url] = await lineMatching(server, /^MCP endpoint at (http:\/\/\S+)$/, 'the auth example to listen');
-    const token = async (user: string): Promise<string> => (await runToEnd(spawnExample('examples/auth.ts', ['--issue', user], { cwd: dir, env }), 'issuing a token')).stdout.trim();
+    const token = async (user: string): Promise<string> =>
+      (await runToEnd(spawnExample('examples/auth.ts', ['--issue', user], { cwd: dir, env }), 'issuing a token')).stdout.trim();
     const [alice, bob] = [await token('alice'), await token('bob')];
-    const post = (body: unknown, bearer?: string, session?: string): Promise<Response> => fetch(url as string, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25',
-        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(session ? { 'mcp-session-id': session } : {}),
-      },
-      body: JSON.stringify(body),
-    });
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const post = (body: unknown, bearer?: string, session?: string): Promise<Response> =>
+      fetch(url as string, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     assert.equal((await post(init)).status, 401, 'no token');
     const [payload, mac] = alice.split('.') as [string, string];
     const forged = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'root' })).toString('base64url')}.${mac}`;

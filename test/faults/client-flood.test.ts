@@ -11,7 +11,11 @@ import { ContinuityClientTransport, isContinuityError, type DivergenceReport } f
 import { waitFor } from '../helpers/wait.js';
 import { startHostileServer, type Behaviour } from './hostile-server.js';
 
-async function connect(behaviour: Behaviour, t: { after(fn: () => unknown): void }, reconnect: Record<string, number> = { initialDelayMs: 10, maxDelayMs: 200 }) {
+async function connect(
+  behaviour: Behaviour,
+  t: { after(fn: () => unknown): void },
+  reconnect: Record<string, number> = { initialDelayMs: 10, maxDelayMs: 200 },
+) {
   const server = await startHostileServer(behaviour);
   t.after(() => server.close());
   const errors: Error[] = [];
@@ -49,7 +53,10 @@ test('thousands of reconnects leave no abort listener behind (no MaxListenersExc
   await waitFor(() => server.gets >= 2000, '2000 GETs', 120_000);
   // A warning is emitted on the next tick after the listener that crosses the limit.
   await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(warnings.map((w) => w.message), []);
+  assert.deepEqual(
+    warnings.map((w) => w.message),
+    [],
+  );
 });
 
 for (const behaviour of ['flapping-session', 'flapping-epoch', 'decreasing-ids'] as const) {
@@ -59,7 +66,10 @@ for (const behaviour of ['flapping-session', 'flapping-epoch', 'decreasing-ids']
     assert.match(failure.message, /5 times in a row/);
     await waitFor(() => closed(), 'the transport closed');
     assert.equal(server.initializes, 5, 'the first session and four re-initializes, no more');
-    assert.deepEqual(reports.map((r) => r.consecutive), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      reports.map((r) => r.consecutive),
+      [1, 2, 3, 4, 5],
+    );
     assert.equal(reports[0]?.backoffMs, 0, 'the first divergence re-initializes at once');
     for (const r of reports.slice(1)) assert.ok(r.backoffMs > 0, `divergence ${r.consecutive} in a row waited`);
     assert.ok(isContinuityError(reports.at(-1)?.reinitializeError, 'divergence-limit'), 'the last report names the limit');

@@ -48,7 +48,11 @@ export async function startHostileServer(behaviour: Behaviour, options: { hugeBy
     if (message.method === 'initialize') {
       state.initializes++;
       session = `hostile-${state.initializes}`;
-      const result = { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { logging: {} }, serverInfo: { name: 'hostile', version: '0' } };
+      const result = {
+        protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+        capabilities: { logging: {} },
+        serverInfo: { name: 'hostile', version: '0' },
+      };
       res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': session, 'x-mcp-replay-epoch': `epoch-${state.initializes}` });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       return;
@@ -92,8 +96,10 @@ export async function startHostileServer(behaviour: Behaviour, options: { hugeBy
         return void res.write(': hello\n\n');
       case 'decreasing-ids':
         sse();
-        return void res.write('id: 5\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":5}}\n\n' +
-          'id: 4\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":4}}\n\n');
+        return void res.write(
+          'id: 5\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":5}}\n\n' +
+            'id: 4\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":4}}\n\n',
+        );
       case 'redirect-loop':
         return void res.writeHead(307, { location: req.url ?? '/mcp' }).end();
       case 'no-ids':

@@ -17,12 +17,14 @@ const PER_SESSION = 16;
 async function pool<T>(n: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await task(i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -42,13 +44,19 @@ try {
   let t = Date.now();
   await pool(SESSIONS, 16, () => initialize(server.url));
   const idle = await settledRss();
-  console.log(`idle sessions: ${SESSIONS} in ${((Date.now() - t) / 1000).toFixed(1)} s; RSS ${mb(base)} → ${mb(idle)}: ${((idle - base) / SESSIONS / 1024).toFixed(1)} KiB per session`);
+  console.log(
+    `idle sessions: ${SESSIONS} in ${((Date.now() - t) / 1000).toFixed(1)} s; RSS ${mb(base)} → ${mb(idle)}: ${((idle - base) / SESSIONS / 1024).toFixed(1)} KiB per session`,
+  );
 
   const sessions = Math.ceil(READERS / PER_SESSION);
   t = Date.now();
   const streams = await pool(sessions, 8, async () => {
     const h: Handshake = await initialize(server.url);
-    const r = await send(server.url, { body: rpc('tools/call', { name: 'produce', arguments: { run: 'm', count: 100, pad: 5000 } }), headers: sessionHeaders(h), timeoutMs: 60_000 });
+    const r = await send(server.url, {
+      body: rpc('tools/call', { name: 'produce', arguments: { run: 'm', count: 100, pad: 5000 } }),
+      headers: sessionHeaders(h),
+      timeoutMs: 60_000,
+    });
     return { h, cursor: r.events.find((e) => e.id)?.id as string };
   });
   const before = await settledRss();

@@ -68,7 +68,7 @@ test('replay pages are bounded by bytes, start small and grow for small events',
   }
   const smallPages = new ReplayPages(store.log, 's', 'small', 512);
   const sizes: number[] = [];
-  for (let s = 0; s < 2000; ) {
+  for (let s = 0; s < 2000;) {
     const page = await smallPages.next(s);
     sizes.push(page.length);
     s = page.at(-1)?.seq ?? s;

@@ -41,7 +41,6 @@ export interface Spec {
   keepAlive?: boolean;
 }
 
-
 async function store(spec: Spec): Promise<{ store: Store; cluster?: ClusterOptions }> {
   const s = spec.store ?? 'memory';
   if (isRedisSpec(s)) {

@@ -20,7 +20,12 @@ test('fault harness, short profile: ≥ 1,000 seeded runs, every count 0', { tim
     runTimeoutMs: 60_000,
   });
   const table = formatTable(rows, elapsedMs);
-  process.stdout.write(`${table.split('\n').map((l) => `# ${l}`).join('\n')}\n`);
+  process.stdout.write(
+    `${table
+      .split('\n')
+      .map((l) => `# ${l}`)
+      .join('\n')}\n`,
+  );
   const runs = rows.reduce((n, r) => n + r.runs, 0);
   assert.equal(truncated, false, 'the profile ran to the end within its time budget');
   assert.ok(runs >= 1000, `${runs} runs`);

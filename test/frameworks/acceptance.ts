@@ -29,7 +29,10 @@ export async function acceptanceRun(port: number, path = '/mcp', requestInit?: R
     await within(client.connect(transport), 'initialize');
     assert.ok(transport.sessionId, 'initialize assigned a session');
     const { tools } = await within(client.listTools(), 'tools/list');
-    assert.ok(tools.some((t) => t.name === 'emit'), 'tools/list names emit');
+    assert.ok(
+      tools.some((t) => t.name === 'emit'),
+      'tools/list names emit',
+    );
 
     const N = 200;
     const progress: number[] = [];

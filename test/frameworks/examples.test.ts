@@ -41,7 +41,10 @@ describe('framework examples', () => {
         await client.connect(new StreamableHTTPClientTransport(url));
         try {
           const { tools } = await client.listTools();
-          assert.deepEqual(tools.map((t) => t.name), ['count']);
+          assert.deepEqual(
+            tools.map((t) => t.name),
+            ['count'],
+          );
           const progress: number[] = [];
           const result = await client.callTool({ name: 'count', arguments: { n: 5 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
           assert.deepEqual(result.content, [{ type: 'text', text: 'counted to 5' }]);

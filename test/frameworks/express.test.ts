@@ -93,8 +93,11 @@ describe('Express', () => {
         fetch(url, {
           method: 'POST',
           headers: {
-            authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-            'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25',
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': id,
+            'mcp-protocol-version': '2025-11-25',
           },
           body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
         });
@@ -137,7 +140,10 @@ describe('Express', () => {
     try {
       await waitFor(() => transport.upgraded, 'the transport to upgrade');
       const progress: number[] = [];
-      const result = await within(client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }), 'emit over the socket');
+      const result = await within(
+        client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }),
+        'emit over the socket',
+      );
       assert.deepEqual(result.structuredContent, { emitted: 20 });
       assert.equal(progress.length, 20);
       assert.equal(transport.upgraded, true, 'still upgraded');

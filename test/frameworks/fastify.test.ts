@@ -69,7 +69,12 @@ describe('Fastify', () => {
     assert.equal(standalone.status, 200, 'a standalone stream (taking it over from the SDK client)');
     const call = await fetch(s.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'long', method: 'tools/call', params: { name: 'emit', arguments: { count: 1000, intervalMs: 50 } } }),
     });
     assert.equal(call.status, 200);
@@ -98,7 +103,10 @@ describe('Fastify', () => {
     try {
       await waitFor(() => transport.upgraded, 'the transport to upgrade');
       const progress: number[] = [];
-      const result = await within(client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }), 'emit over the socket');
+      const result = await within(
+        client.callTool({ name: 'emit', arguments: { count: 20 } }, undefined, { onprogress: (p) => progress.push(p.progress) }),
+        'emit over the socket',
+      );
       assert.deepEqual(result.structuredContent, { emitted: 20 });
       assert.equal(progress.length, 20);
       assert.equal(transport.upgraded, true, 'still upgraded');

@@ -25,7 +25,12 @@ function rssOf(pid: number): number {
 }
 
 function paddedInitialize(bytes: number): string {
-  const base = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'held', version: '0' }, pad: '' } });
+  const base = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'held', version: '0' }, pad: '' },
+  });
   return base.replace('"pad":""', `"pad":"${'x'.repeat(bytes - base.length)}"`);
 }
 
@@ -35,12 +40,13 @@ test('150 held 4 MB bodies against the Express example: 503 server-busy past the
   const port = await freePort();
   const server = spawnExample('examples/express.ts', [], { cwd: dir, env: { PORT: String(port) } });
   const sockets: Socket[] = [];
+  let sampler: ReturnType<typeof setInterval> | undefined;
   try {
     await lineMatching(server, /^MCP endpoint at /, 'the Express example to listen');
     const pid = server.pid as number;
     const baseline = rssOf(pid);
     let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
+    sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
     const body = paddedInitialize(BODY);
     const statuses: number[] = [];
     for (let i = 0; i < CONNECTIONS; i++) {
@@ -61,14 +67,25 @@ test('150 held 4 MB bodies against the Express example: 503 server-busy past the
     }
     // About 33 bodies of 4 MB fit in 128 MiB (partly received ones share it); the others
     // are refused as their bytes arrive. A third of them refused shows the bound at work.
-    await waitFor(() => statuses.length >= CONNECTIONS / 3, () => `refusals for the bodies past the bound (${statuses.length} answers so far)`, 150_000);
+    await waitFor(
+      () => statuses.length >= CONNECTIONS / 3,
+      () => `refusals for the bodies past the bound (${statuses.length} answers so far)`,
+      150_000,
+    );
     clearInterval(sampler);
     peak = Math.max(peak, rssOf(pid));
-    t.diagnostic(`RSS ${(baseline / MIB).toFixed(0)} MB before, peak ${(peak / MIB).toFixed(0)} MB with ${CONNECTIONS} held bodies; ${statuses.filter((s) => s === 503).length} answered 503`);
-    assert.ok(statuses.every((s) => s === 503), `every answer is 503 server-busy: ${statuses.join(',')}`);
+    t.diagnostic(
+      `RSS ${(baseline / MIB).toFixed(0)} MB before, peak ${(peak / MIB).toFixed(0)} MB with ${CONNECTIONS} held bodies; ${statuses.filter((s) => s === 503).length} answered 503`,
+    );
+    assert.ok(
+      statuses.every((s) => s === 503),
+      `every answer is 503 server-busy: ${statuses.join(',')}`,
+    );
     // serve holds 128 MiB of bodies plus its own overhead (244 MB measured for this load).
     assert.ok(peak - baseline < 128 * MIB + 96 * MIB, `RSS grew by ${((peak - baseline) / MIB).toFixed(0)} MB`);
   } finally {
+    // Also on a failure: a live interval would keep this file's process from ever exiting.
+    clearInterval(sampler);
     for (const s of sockets) s.destroy();
     server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,14 @@
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { createMcpHandler, hostHeaderValidationResponse, isLegacyRequest, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
 import { createEndpoint } from '../../src/server/index.js';
 import { createExampleServer } from '../../src/example/index.js';
 import { createV2Server } from './v2-server.js';
@@ -20,7 +27,12 @@ export async function startDualEraServer(): Promise<{ url: URL; close(): Promise
       for await (const c of req) chunks.push(c as Buffer);
       const controller = new AbortController();
       res.on('close', () => controller.abort());
-      const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : null, signal: controller.signal });
+      const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers: req.headers as Record<string, string>,
+        body: req.method === 'POST' ? Buffer.concat(chunks) : null,
+        signal: controller.signal,
+      });
       const refused = hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
       const answer = refused ?? ((await isLegacyRequest(request)) ? await legacy.handle(request) : await modern.fetch(request));
       const head: Record<string, string> = {};
@@ -28,7 +40,9 @@ export async function startDualEraServer(): Promise<{ url: URL; close(): Promise
       // Flushed now: a stream with nothing to send yet must still show its head.
       res.writeHead(answer.status, head).flushHeaders();
       if (answer.body === null) return void res.end();
-      Readable.fromWeb(answer.body as WebReadableStream).on('error', () => res.destroy()).pipe(res);
+      Readable.fromWeb(answer.body as WebReadableStream)
+        .on('error', () => res.destroy())
+        .pipe(res);
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

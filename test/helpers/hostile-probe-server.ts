@@ -28,9 +28,24 @@ export type ProbeFault =
   /** Stateless (no session, GET 405), and serverInfo.name is `bigName` bytes long: a large report, quickly. */
   | 'big-name';
 
-interface Logged { seq: number; data: string; done: boolean }
-interface Stream { events: Logged[]; waiters: Set<() => void>; complete: boolean; rerun?: () => void }
-interface Session { id: string; level: string | undefined; streams: Stream[]; deleted: boolean; runs: number }
+interface Logged {
+  seq: number;
+  data: string;
+  done: boolean;
+}
+interface Stream {
+  events: Logged[];
+  waiters: Set<() => void>;
+  complete: boolean;
+  rerun?: () => void;
+}
+interface Session {
+  id: string;
+  level: string | undefined;
+  streams: Stream[];
+  deleted: boolean;
+  runs: number;
+}
 
 export interface HostileProbeServer {
   url: URL;
@@ -45,7 +60,12 @@ const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'aler
 /** Reorders an object's keys (reversed), deeply: the same message, other bytes. */
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reorder(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reorder(v)]),
+    );
   return value;
 }
 
@@ -55,7 +75,8 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
   let next = 0;
   const sockets = new Set<Socket>();
 
-  const sse = (res: http.ServerResponse, sid: string): void => void res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': sid, 'x-mcp-replay-epoch': 'hostile-epoch' });
+  const sse = (res: http.ServerResponse, sid: string): void =>
+    void res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': sid, 'x-mcp-replay-epoch': 'hostile-epoch' });
   const frame = (sid: string, stream: number, e: Logged): string => `id: ${sid}.${stream}.${e.seq}\ndata: ${e.data}\n\n`;
   const append = (s: Session, stream: number, message: unknown, done = false): void => {
     const st = s.streams[stream] as Stream;
@@ -92,7 +113,8 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
       step++;
       const level = s.level === undefined ? 0 : LEVELS.indexOf(s.level);
       if (level <= 1) append(s, n, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'emit', data: { seq: step } } });
-      if (token !== undefined) append(s, n, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: step, total: count } });
+      if (token !== undefined)
+        append(s, n, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: step, total: count } });
       if (step < count) return void (interval > 0 ? setTimeout(tick, interval) : setImmediate(tick));
       append(s, n, { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `emitted ${count}` }], structuredContent: { runs: s.runs } } }, true);
     };
@@ -112,15 +134,25 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
       const sid = `hostile-session-${++next}-${Math.random().toString(36).slice(2, 10)}`;
       sessions.set(sid, { id: sid, level: undefined, streams: [{ events: [], waiters: new Set(), complete: false }], deleted: false, runs: 0 });
       const name = fault === 'big-name' ? 'x'.repeat(options.bigName ?? 5_000_000) : 'hostile-probe';
-      const result = { protocolVersion: (m.params?.['protocolVersion'] as string | undefined) ?? '2025-11-25', capabilities: { logging: {}, tools: {} }, serverInfo: { name, version: '0' } };
+      const result = {
+        protocolVersion: (m.params?.['protocolVersion'] as string | undefined) ?? '2025-11-25',
+        capabilities: { logging: {}, tools: {} },
+        serverInfo: { name, version: '0' },
+      };
       res.setHeader('x-mcp-replay-epoch', 'hostile-epoch');
       return json(res, 200, { jsonrpc: '2.0', id: m.id, result }, fault === 'big-name' ? undefined : sid);
     }
     if (fault === 'big-name') return m.id === undefined ? void res.writeHead(202).end() : json(res, 200, { jsonrpc: '2.0', id: m.id, result: {} });
     const s = sessions.get(String(req.headers['mcp-session-id']));
-    if (!s || s.deleted) return json(res, s ? 404 : req.headers['mcp-session-id'] ? 404 : 400, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    if (!s || s.deleted)
+      return json(res, s ? 404 : req.headers['mcp-session-id'] ? 404 : 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32001, message: 'Session not found' },
+      });
     if (m.id === undefined) return void res.writeHead(202).end();
-    if (m.method === 'tools/list') return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'emit', inputSchema: { type: 'object' } }] } }, s.id);
+    if (m.method === 'tools/list')
+      return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'emit', inputSchema: { type: 'object' } }] } }, s.id);
     if (m.method === 'logging/setLevel') {
       s.level = m.params?.['level'] as string;
       return json(res, 200, { jsonrpc: '2.0', id: m.id, result: {} }, s.id);
@@ -133,8 +165,9 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
     if (m.method === 'tools/call') {
       const params = m.params ?? {};
       const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
-      runEmit(s, n, m.id, (params['arguments'] ?? {}) as { count?: number; intervalMs?: number }, token);
-      (s.streams[n] as Stream).rerun = () => runEmit(s, s.streams.push({ events: [], waiters: new Set(), complete: false }) - 1, m.id, (params['arguments'] ?? {}) as { count?: number }, token);
+      runEmit(s, n, m.id, params['arguments'] ?? {}, token);
+      (s.streams[n] as Stream).rerun = () =>
+        runEmit(s, s.streams.push({ events: [], waiters: new Set(), complete: false }) - 1, m.id, params['arguments'] ?? {}, token);
     } else {
       append(s, n, { jsonrpc: '2.0', id: m.id, result: {} }, true);
     }
@@ -142,7 +175,10 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
   }
 
   function endless(res: http.ServerResponse): void {
-    const chunk = fault === 'endless-line' ? Buffer.alloc(64 * 1024, 'x') : Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}\n\n'.repeat(500));
+    const chunk =
+      fault === 'endless-line'
+        ? Buffer.alloc(64 * 1024, 'x')
+        : Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}\n\n'.repeat(500));
     if (fault === 'endless-line') res.write('id: 1\ndata: ');
     let open = true;
     res.on('close', () => (open = false));
@@ -155,7 +191,8 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
   function get(req: http.IncomingMessage, res: http.ServerResponse, replica: boolean): void {
     const s = sessions.get(String(req.headers['mcp-session-id']));
     const cursor = req.headers['last-event-id'];
-    if (!s || (s.deleted && (fault !== 'resume-after-delete' || cursor === undefined))) return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    if (!s || (s.deleted && (fault !== 'resume-after-delete' || cursor === undefined)))
+      return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
     if (typeof cursor !== 'string') {
       sse(res, s.id);
       return void res.write(`id: ${s.id}.0.0\nretry: 1000\ndata: \n\n`);
@@ -163,10 +200,11 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
     const m = /^(.+)\.(\d+)\.(\d+)$/.exec(cursor);
     const owner = m ? sessions.get(m[1] as string) : undefined;
     const n = Number(m?.[2]);
-    if (!m || !owner || !owner.streams[n] || (owner !== s && fault !== 'foreign-leak')) return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32602, message: 'bad cursor', data: { reason: 'cursor-invalid' } } });
+    if (!m || !owner || !owner.streams[n] || (owner !== s && fault !== 'foreign-leak'))
+      return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32602, message: 'bad cursor', data: { reason: 'cursor-invalid' } } });
     sse(res, s.id);
     if (n === 0) return void res.write(': resumed\n\n');
-    const st = owner.streams[n] as Stream;
+    const st = owner.streams[n];
     if (fault === 'rerun-on-replica' && replica) st.rerun?.();
     if (fault === 'hole-then-error' && (replica || restarted)) {
       const after = st.events[Number(m[3])];
@@ -178,24 +216,30 @@ export async function startHostileProbeServer(fault: ProbeFault, options: { bigN
     tail(res, owner, n, Number(m[3]), rewrite);
   }
 
-  const handler = (replica: boolean) => (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const origin = req.headers.origin;
-    if ((origin !== undefined && !/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin)) || !/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(req.headers.host ?? '')) return void res.writeHead(403).end();
-    if (req.url === '/restart') {
-      restarted = true;
-      if (fault === 'forget-level-on-restart') for (const s of sessions.values()) s.level = undefined;
-      return void res.end('restarted');
-    }
-    if (req.method === 'POST') return void post(req, res).catch(() => res.destroy());
-    if (req.method === 'GET') return fault === 'big-name' ? void res.writeHead(405).end() : get(req, res, replica);
-    if (req.method === 'DELETE') {
-      const s = sessions.get(String(req.headers['mcp-session-id']));
-      if (!s) return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
-      s.deleted = true;
-      return void res.writeHead(200).end();
-    }
-    res.writeHead(405).end();
-  };
+  const handler =
+    (replica: boolean) =>
+    (req: http.IncomingMessage, res: http.ServerResponse): void => {
+      const origin = req.headers.origin;
+      if (
+        (origin !== undefined && !/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin)) ||
+        !/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(req.headers.host ?? '')
+      )
+        return void res.writeHead(403).end();
+      if (req.url === '/restart') {
+        restarted = true;
+        if (fault === 'forget-level-on-restart') for (const s of sessions.values()) s.level = undefined;
+        return void res.end('restarted');
+      }
+      if (req.method === 'POST') return void post(req, res).catch(() => res.destroy());
+      if (req.method === 'GET') return fault === 'big-name' ? void res.writeHead(405).end() : get(req, res, replica);
+      if (req.method === 'DELETE') {
+        const s = sessions.get(String(req.headers['mcp-session-id']));
+        if (!s) return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+        s.deleted = true;
+        return void res.writeHead(200).end();
+      }
+      res.writeHead(405).end();
+    };
   const main = http.createServer(handler(false));
   const second = http.createServer(handler(true));
   const port = await listenTracked(main, sockets);

@@ -27,7 +27,22 @@ export interface Nginx {
   readonly url: (path: string) => URL;
   /** The error log so far (for failure messages). */
   errorLog(): string;
+  /**
+   * Rewrites the configuration with `http` and reloads it (SIGHUP): resolves once a worker
+   * on the new configuration runs. Old workers finish the requests they hold, streams
+   * included, as in a production reload.
+   */
+  reload(http: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The pids of a process's children (Linux). */
+function childrenOf(pid: number): Set<string> {
+  try {
+    return new Set(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean));
+  } catch {
+    return new Set();
+  }
 }
 
 /**
@@ -39,18 +54,23 @@ export async function startNginx(http: string, port?: number): Promise<Nginx> {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mcpc-nginx-'));
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, [
-    `pid ${join(dir, 'nginx.pid')};`,
-    `error_log ${join(dir, 'error.log')} warn;`,
-    'worker_processes 1;',
-    'events { worker_connections 1024; }',
-    'http {',
-    `  access_log off;`,
-    // Every temp path inside the dir: the package's defaults need root.
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(dir, k)};`),
-    http.replaceAll('LISTEN', `127.0.0.1:${port}`),
-    '}',
-  ].join('\n'));
+  const write = (body: string): void =>
+    writeFileSync(
+      conf,
+      [
+        `pid ${join(dir, 'nginx.pid')};`,
+        `error_log ${join(dir, 'error.log')} warn;`,
+        'worker_processes 1;',
+        'events { worker_connections 1024; }',
+        'http {',
+        `  access_log off;`,
+        // Every temp path inside the dir: the package's defaults need root.
+        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(dir, k)};`),
+        body.replaceAll('LISTEN', `127.0.0.1:${port}`),
+        '}',
+      ].join('\n'),
+    );
+  write(http);
   const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
@@ -79,7 +99,17 @@ export async function startNginx(http: string, port?: number): Promise<Nginx> {
     await stop();
     throw error;
   }
-  return { port, url: (path) => new URL(`http://127.0.0.1:${port}${path}`), errorLog, stop };
+  const reload = async (body: string): Promise<void> => {
+    const pid = child.pid as number;
+    const before = childrenOf(pid);
+    write(body);
+    child.kill('SIGHUP');
+    await waitFor(() => {
+      if (child.exitCode !== null) throw new Error(`nginx exited on reload: ${errorLog()}`);
+      return [...childrenOf(pid)].some((p) => !before.has(p));
+    }, 'nginx to start a worker on the new configuration');
+  };
+  return { port, url: (path) => new URL(`http://127.0.0.1:${port}${path}`), errorLog, reload, stop };
 }
 
 function accepts(port: number): Promise<boolean> {

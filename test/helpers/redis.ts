@@ -125,9 +125,9 @@ export interface RedisServer {
 }
 
 function spawnRedis(port: number, dir: string, extra: readonly string[]): ChildProcess {
-  const child = spawn('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra,
-  ], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   child.once('error', () => {}); // reported by the readiness wait
   return child;
 }
@@ -202,9 +202,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
     for (let i = 0; i < masters; i++) {
       const port = await freeRedisPort();
       ports.push(port);
-      children.push(spawnRedis(port, dir, [
-        '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000',
-      ]));
+      children.push(spawnRedis(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000']));
     }
     await Promise.all(ports.map((p, i) => waitReady(p, children[i] as ChildProcess)));
     const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {

@@ -28,6 +28,8 @@ export interface SendOptions {
   cut?: 'fin' | 'rst';
   /** Give up (and cut) after this many ms without the response ending. */
   timeoutMs?: number;
+  /** Called when the response's headers are in. */
+  onResponse?: (() => void) | undefined;
 }
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
@@ -46,6 +48,7 @@ export function send(url: URL | string, options: SendOptions = {}): Promise<RawR
   }
   return new Promise((resolve, reject) => {
     const req: ClientRequest = httpRequest(url, { method, headers }, (res) => {
+      options.onResponse?.();
       const events: EventSourceMessage[] = [];
       let text = '';
       let retry: number | undefined;
@@ -123,4 +126,30 @@ export function sessionHeaders(h: Handshake, extra: Record<string, string> = {})
 /** Events that carry a JSON-RPC message (priming events have empty data). */
 export function messages(events: EventSourceMessage[]): Array<Record<string, unknown>> {
   return events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as Record<string, unknown>);
+}
+
+/**
+ * Reads the standalone GET stream (`headers` may ask for more, an upgrade say) up to a
+ * sentinel, instead of for a while: once the response's headers are in, the example
+ * server's watched resource is updated, and its `notifications/resources/updated` comes
+ * after everything the stream had to say. `sentinel` is what was read before it.
+ */
+export async function readUntilSentinel(
+  url: URL,
+  postHeaders: Record<string, string>,
+  headers: Record<string, string>,
+): Promise<{ response: RawResponse; before: EventSourceMessage[] }> {
+  const isSentinel = (e: EventSourceMessage): boolean => e.data.includes('notifications/resources/updated');
+  const subscribed = await send(url, { body: rpc('resources/subscribe', { uri: 'test://watched-resource' }), headers: postHeaders });
+  if (subscribed.status !== 200) throw new Error(`resources/subscribe answered ${subscribed.status}: ${subscribed.text}`);
+  let opened!: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const reading = send(url, { headers, onResponse: opened, cutWhen: isSentinel });
+  await open;
+  const updated = await send(url, { body: rpc('tools/call', { name: 'update_watched_resource', arguments: {} }), headers: postHeaders });
+  if (updated.status !== 200) throw new Error(`update_watched_resource answered ${updated.status}: ${updated.text}`);
+  const response = await reading;
+  const at = response.events.findIndex(isSentinel);
+  if (at < 0) throw new Error(`no sentinel on the stream (status ${response.status}, timed out: ${String(response.timedOut)}): ${response.text.slice(0, 300)}`);
+  return { response, before: response.events.slice(0, at) };
 }

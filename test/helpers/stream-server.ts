@@ -16,13 +16,17 @@ export function createStreamServer(): McpServer {
     await Promise.all(sends);
     return { content: [{ type: 'text', text: `burst ${count}` }] };
   });
-  mcp.registerTool('broadcast', { inputSchema: { count: z.number().int().min(0), intervalMs: z.number().int().min(0).default(0) } }, async ({ count, intervalMs }) => {
-    for (let i = 1; i <= count; i++) {
-      if (intervalMs > 0) await new Promise((r) => setTimeout(r, intervalMs));
-      await mcp.server.notification({ method: 'notifications/message', params: { level: 'info', data: { seq: i } } });
-    }
-    return { content: [{ type: 'text', text: `broadcast ${count}` }] };
-  });
+  mcp.registerTool(
+    'broadcast',
+    { inputSchema: { count: z.number().int().min(0), intervalMs: z.number().int().min(0).default(0) } },
+    async ({ count, intervalMs }) => {
+      for (let i = 1; i <= count; i++) {
+        if (intervalMs > 0) await new Promise((r) => setTimeout(r, intervalMs));
+        await mcp.server.notification({ method: 'notifications/message', params: { level: 'info', data: { seq: i } } });
+      }
+      return { content: [{ type: 'text', text: `broadcast ${count}` }] };
+    },
+  );
   return mcp;
 }
 

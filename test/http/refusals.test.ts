@@ -51,11 +51,7 @@ describe('session-not-found (404)', () => {
     assertRefusal(await send(f.url, { headers, timeoutMs: 3000 }), 'session-not-found', 'GET');
     assertRefusal(await send(f.url, { headers: { ...headers, 'last-event-id': validCursor }, timeoutMs: 3000 }), 'session-not-found', 'GET+cursor');
     assertRefusal(await send(f.url, { headers, body: rpc('tools/list') }), 'session-not-found', 'POST request');
-    assertRefusal(
-      await send(f.url, { headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } }),
-      'session-not-found',
-      'POST notification',
-    );
+    assertRefusal(await send(f.url, { headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } }), 'session-not-found', 'POST notification');
     assertRefusal(await send(f.url, { method: 'DELETE', headers }), 'session-not-found', 'DELETE');
     // Never resurrected: the unknown id did not become a session.
     assert.equal(f.endpoint.sessionCount, 1);
@@ -81,7 +77,10 @@ describe('session-not-found (404)', () => {
     const url = f.url.href;
     const base = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
     const post = (body: unknown, headers: Record<string, string>, principal?: string): Promise<Response> =>
-      endpoint.handle(new Request(url, { method: 'POST', headers: { ...base, ...headers }, body: JSON.stringify(body) }), principal === undefined ? {} : { principal });
+      endpoint.handle(
+        new Request(url, { method: 'POST', headers: { ...base, ...headers }, body: JSON.stringify(body) }),
+        principal === undefined ? {} : { principal },
+      );
 
     const init = await post(
       rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'principal-test', version: '0' } }),
@@ -92,7 +91,10 @@ describe('session-not-found (404)', () => {
     const sessionId = init.headers.get('mcp-session-id');
     assert.ok(sessionId);
     const initEvents = await readSse(init);
-    assert.ok(initEvents.some((e) => e.data.includes('"protocolVersion"')), 'initialize answered');
+    assert.ok(
+      initEvents.some((e) => e.data.includes('"protocolVersion"')),
+      'initialize answered',
+    );
     const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
     assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session, 'alice')).status, 202);
 
@@ -105,14 +107,22 @@ describe('session-not-found (404)', () => {
 
     for (const principal of ['bob', 'Alice', 'alice ', '']) {
       const what = `principal ${JSON.stringify(principal)}`;
-      await assertWebRefusal(await endpoint.handle(new Request(url, { headers: { ...session, accept: 'text/event-stream' } }), { principal }), 'session-not-found', `${what} GET`);
+      await assertWebRefusal(
+        await endpoint.handle(new Request(url, { headers: { ...session, accept: 'text/event-stream' } }), { principal }),
+        'session-not-found',
+        `${what} GET`,
+      );
       await assertWebRefusal(
         await endpoint.handle(new Request(url, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': cursor } }), { principal }),
         'session-not-found',
         `${what} GET+cursor`,
       );
       await assertWebRefusal(await post(rpc('tools/list'), session, principal), 'session-not-found', `${what} POST`);
-      await assertWebRefusal(await endpoint.handle(new Request(url, { method: 'DELETE', headers: session }), { principal }), 'session-not-found', `${what} DELETE`);
+      await assertWebRefusal(
+        await endpoint.handle(new Request(url, { method: 'DELETE', headers: session }), { principal }),
+        'session-not-found',
+        `${what} DELETE`,
+      );
     }
     // No principal at all (the node adapter passes none): same answer, over real HTTP.
     assertRefusal(await send(f.url, { headers: session, timeoutMs: 3000 }), 'session-not-found', 'no principal GET');
@@ -120,7 +130,9 @@ describe('session-not-found (404)', () => {
     assertRefusal(await send(f.url, { method: 'DELETE', headers: session }), 'session-not-found', 'no principal DELETE');
 
     // The failed DELETEs did not end it: the owner still resumes, and can end it.
-    const again = await endpoint.handle(new Request(url, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': cursor } }), { principal: 'alice' });
+    const again = await endpoint.handle(new Request(url, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': cursor } }), {
+      principal: 'alice',
+    });
     assert.equal(again.status, 200);
     await again.body?.cancel();
     assert.equal((await endpoint.handle(new Request(url, { method: 'DELETE', headers: session }), { principal: 'alice' })).status, 200);
@@ -191,7 +203,7 @@ describe('cursor-invalid (400)', () => {
     // The same ids re-targeted at A's epoch do not select A's events either (chain differs).
     for (const event of bCall.events) {
       const p = splitId(event.id);
-      if (p.seq > (splitId(aCall.events.at(-1)?.id).seq)) continue;
+      if (p.seq > splitId(aCall.events.at(-1)?.id).seq) continue;
       const res = await resume(f, a, joinId({ ...p, epoch: a.epoch }));
       assertRefusal(res, 'cursor-invalid', `B's ${event.id} rewritten to A's epoch`);
     }
@@ -199,7 +211,10 @@ describe('cursor-invalid (400)', () => {
     const first = bCall.events[0]?.id as string;
     const own = await resume(f, b, first);
     assert.equal(own.status, 200);
-    assert.deepEqual(own.events.map((e) => e.id), bCall.events.slice(1).map((e) => e.id));
+    assert.deepEqual(
+      own.events.map((e) => e.id),
+      bCall.events.slice(1).map((e) => e.id),
+    );
   });
 
   it("an ID of this session's epoch but an unknown stream", async () => {
@@ -222,7 +237,10 @@ describe('cursor-invalid (400)', () => {
     // Control: the true chain is honoured.
     const ok = await resume(f, a, aCall.events[1]?.id as string);
     assert.equal(ok.status, 200);
-    assert.deepEqual(ok.events.map((e) => e.id), aCall.events.slice(2).map((e) => e.id));
+    assert.deepEqual(
+      ok.events.map((e) => e.id),
+      aCall.events.slice(2).map((e) => e.id),
+    );
   });
 });
 
@@ -300,7 +318,10 @@ describe('replay-window-exceeded (410)', () => {
     // Control: the oldest cursor still provable (the event just before the window) replays exactly the window.
     const edge = await resume(f, h, ids[firstKept - 2] as string);
     assert.equal(edge.status, 200, edge.text);
-    assert.deepEqual(edge.events.map((e) => e.id), ids.slice(firstKept - 1));
+    assert.deepEqual(
+      edge.events.map((e) => e.id),
+      ids.slice(firstKept - 1),
+    );
   });
 
   it('a cursor whose whole request stream was dropped by limits.maxStreamsPerSession', async (t) => {
@@ -311,7 +332,10 @@ describe('replay-window-exceeded (410)', () => {
     const cursor = first.events[1]?.id as string;
     const valid = await resume(f, h, cursor);
     assert.equal(valid.status, 200, 'the cursor is valid while its stream is kept');
-    assert.deepEqual(valid.events.map((e) => e.id), first.events.slice(2).map((e) => e.id));
+    assert.deepEqual(
+      valid.events.map((e) => e.id),
+      first.events.slice(2).map((e) => e.id),
+    );
 
     await emit(f, h, 1); // stream 3: drops stream 1
     const last = await emit(f, h, 1); // stream 4: drops stream 2
@@ -326,7 +350,10 @@ describe('replay-window-exceeded (410)', () => {
     // Control: a kept stream still resumes.
     const kept = await resume(f, h, last.events[0]?.id as string);
     assert.equal(kept.status, 200);
-    assert.deepEqual(kept.events.map((e) => e.id), last.events.slice(1).map((e) => e.id));
+    assert.deepEqual(
+      kept.events.map((e) => e.id),
+      last.events.slice(1).map((e) => e.id),
+    );
   });
 });
 
@@ -415,7 +442,9 @@ async function readSse(res: Response): Promise<EventSourceMessage[]> {
 describe('what a refusal tells the client about the server side', () => {
   it("a store's or an internal error's own words stay on the server: the client gets the table's message, the reason and the detail", async () => {
     const cases = [
-      new ContinuityError('store-unavailable', "Redis store unavailable (EVALSHA): OOM command not allowed, script: 5de01d, on @user_script:51.", { attempt: 3 }),
+      new ContinuityError('store-unavailable', 'Redis store unavailable (EVALSHA): OOM command not allowed, script: 5de01d, on @user_script:51.', {
+        attempt: 3,
+      }),
       new ContinuityError('store-conflict', 'seq 7 after 9 in mcpc:{s}:stream:x'),
       new ContinuityError('store-locked', 'Store file /var/lib/app/secret.db is in use'),
       new ContinuityError('internal-error', 'TypeError at /srv/app/node_modules/x.js:1'),

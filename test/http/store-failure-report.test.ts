@@ -21,7 +21,8 @@ test('requests that meet a failed store: every one a 503, onError once per inter
   const f = await startFixture({ store, now: () => clock });
   try {
     await store.close();
-    const ask = (i: number) => send(f.url, { body: rpc('tools/list', {}, i), headers: { 'mcp-session-id': `unknown-session-${i}`, 'mcp-protocol-version': '2025-11-25' } });
+    const ask = (i: number) =>
+      send(f.url, { body: rpc('tools/list', {}, i), headers: { 'mcp-session-id': `unknown-session-${i}`, 'mcp-protocol-version': '2025-11-25' } });
     for (let i = 0; i < 20; i++) assertRefusal(await ask(i), 'store-unavailable', `request ${i}`);
     assert.equal(f.errors.length, 1, 'one report for 20 failed requests');
     assert.ok(isContinuityError(f.errors[0], 'store-unavailable'), String(f.errors[0]));

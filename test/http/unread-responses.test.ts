@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { queuedForReaders } from '../../src/server/stream/reader-budget.js';
+import { ProcessState, defaultProcess } from '../../src/server/stream/process.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { initialize, messages, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
 import { waitFor } from '../helpers/wait.js';
@@ -36,8 +36,10 @@ function unreadPost(f: Fixture, h: Handshake, body: unknown): { socket: Socket }
 describe('responses nobody reads', () => {
   let f: Fixture;
   let h: Handshake;
+  // The endpoint's own process state: its readers are counted there, and nowhere else.
+  const state = new ProcessState();
   before(async () => {
-    f = await startFixture({ limits: { maxBufferedBytes: PER_READER, maxBufferedBytesTotal: TOTAL, readerStallMs: 500 } });
+    f = await startFixture({ limits: { maxBufferedBytes: PER_READER, maxBufferedBytesTotal: TOTAL, readerStallMs: 500 }, process: state });
     h = await initialize(f.url);
   });
   after(() => f.close());
@@ -50,21 +52,34 @@ describe('responses nobody reads', () => {
       socket.once('close', () => open--);
     };
     f.listener.server.on('connection', onConnection);
-    const posts = Array.from({ length: CALLS }, (_, i) => unreadPost(f, h, rpc('tools/call', { name: 'emit', arguments: { count: 300, bytes: 100_000 } }, 9000 + i)));
+    const posts = Array.from({ length: CALLS }, (_, i) =>
+      unreadPost(f, h, rpc('tools/call', { name: 'emit', arguments: { count: 300, bytes: 100_000 } }, 9000 + i)),
+    );
     let peak = 0;
+    let elsewhere = 0;
     await waitFor(() => open === CALLS, 'the calls to connect');
-    await waitFor(() => {
-      peak = Math.max(peak, queuedForReaders());
-      return open === 0;
-    }, () => `every unread connection to be let go (${open} open, ${queuedForReaders()} bytes queued)`, 60_000);
+    await waitFor(
+      () => {
+        peak = Math.max(peak, state.readers.total);
+        elsewhere = Math.max(elsewhere, defaultProcess.readers.total);
+        return open === 0;
+      },
+      () => `every unread connection to be let go (${open} open, ${state.readers.total} bytes queued)`,
+      60_000,
+    );
     f.listener.server.off('connection', onConnection);
     for (const p of posts) p.socket.destroy();
     // One write past the check at most per reader (a batch, or one 100 kB event) on top of the total.
     assert.ok(peak <= TOTAL + CALLS * 200_000, `peak ${peak} bytes queued for readers, bound ${TOTAL}`);
-    assert.equal(queuedForReaders(), 0, 'nothing counted once every reader is gone');
+    assert.ok(peak > 0, "the readers were counted in the endpoint's process state");
+    assert.equal(elsewhere, 0, 'and never in the default one');
+    assert.equal(state.readers.total, 0, 'nothing counted once every reader is gone');
     const ok = await send(f.url, { body: rpc('tools/call', { name: 'test_simple_text', arguments: {} }), headers: sessionHeaders(h) });
     assert.equal(ok.status, 200);
-    assert.ok(messages(ok.events).some((m) => 'result' in m), ok.text);
+    assert.ok(
+      messages(ok.events).some((m) => 'result' in m),
+      ok.text,
+    );
     assert.deepEqual(f.errors, []);
   });
 });

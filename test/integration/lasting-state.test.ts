@@ -1,7 +1,8 @@
 /**
  * A rebuilt session is the same session: the log level and resource subscriptions a client
  * set survive a restart (SQLite) and passivation (memory in a cluster, SQLite), seen by the
- * same SDK `Client`, on our transport and on the official one.
+ * same SDK `Client`, on our transport and on the official one (which, for passivation, is
+ * kept from opening its standalone GET stream: a session with a reader stays in memory).
  * (The takeover after kill -9 on Redis is in test/cluster/lasting-takeover.test.ts.)
  */
 import { describe, it } from 'node:test';
@@ -24,9 +25,27 @@ import { lastingProbe } from './lasting-probe.js';
 
 type Kind = 'ours' | 'sdk';
 
+/**
+ * The official transport always opens the standalone GET stream, and a session with a reader
+ * is never passivated. Without `standalone` its GET (one that resumes nothing) is answered
+ * 405 before it leaves, as the spec lets a server answer: a client that holds no GET stream.
+ */
+function withoutStandalone(): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return (url, init) => {
+    const resumes = new Headers(init?.headers).has('last-event-id');
+    if (init?.method === 'GET' && !resumes) return Promise.resolve(new Response(null, { status: 405 }));
+    return fetch(url, init);
+  };
+}
+
 function transportFor(kind: Kind, url: URL, standalone: boolean): Transport {
-  if (kind === 'sdk') return new StreamableHTTPClientTransport(url, { reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 50 } });
-  return new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, standaloneStream: standalone }) as unknown as Transport;
+  if (kind === 'sdk') {
+    return new StreamableHTTPClientTransport(url, {
+      reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 50 },
+      ...(standalone ? {} : { fetch: withoutStandalone() }),
+    });
+  }
+  return new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, standaloneStream: standalone });
 }
 
 const files = tempFiles('mcpc-lasting-');
@@ -64,12 +83,16 @@ for (const kind of ['ours', 'sdk'] as const) {
       assert.deepEqual(f.errors, []);
     });
 
-    // The official transport always holds a GET stream, which keeps a session from passivating.
-    if (kind === 'ours') for (const storeKind of ['memory', 'sqlite'] as const) {
+    for (const storeKind of ['memory', 'sqlite'] as const) {
       it(`survives passivation (${storeKind}, no GET stream held)`, async (t) => {
-        const store = storeKind === 'memory' ? memoryStore() : sqliteStore({ path: files.path('passivate') });
+        const store = storeKind === 'memory' ? memoryStore() : sqliteStore({ path: files.path(`passivate-${kind}`) });
         // Memory passivates only in a cluster (several endpoints sharing the store).
-        const f = await startFixture({ store, keepAliveMs: 0, limits: { passivateAfterMs: 100 }, ...(storeKind === 'memory' ? { cluster: { enabled: true } } : {}) });
+        const f = await startFixture({
+          store,
+          keepAliveMs: 0,
+          limits: { passivateAfterMs: 100 },
+          ...(storeKind === 'memory' ? { cluster: { enabled: true } } : {}),
+        });
         t.after(async () => {
           await f.close();
           await store.close();
@@ -87,7 +110,10 @@ for (const kind of ['ours', 'sdk'] as const) {
         assert.equal(transport.sessionId, session, 'the same session');
         // The update went to the session's standalone stream, which no one was reading: it is in its log.
         const logged = await store.log.read(session, STANDALONE_STREAM, 0, 1000);
-        assert.ok(logged.some((e) => e.payload.includes('"notifications/resources/updated"') && e.payload.includes(WATCHED_RESOURCE_URI)), 'the update is logged');
+        assert.ok(
+          logged.some((e) => e.payload.includes('"notifications/resources/updated"') && e.payload.includes(WATCHED_RESOURCE_URI)),
+          'the update is logged',
+        );
         assert.deepEqual(f.errors, []);
       });
     }

@@ -18,7 +18,13 @@ import { initialize, messages, rpc, send, sessionHeaders } from '../helpers/sse-
 
 const available = await redisOrSkip('the full-Redis tests');
 
-type Message = { id?: unknown; method?: string; params?: { data?: { seq?: number } }; result?: unknown; error?: { message: string; data?: { reason?: string } } };
+type Message = {
+  id?: unknown;
+  method?: string;
+  params?: { data?: { seq?: number } };
+  result?: unknown;
+  error?: { message: string; data?: { reason?: string } };
+};
 const seqs = (all: Message[]): number[] => all.filter((m) => m.method === 'notifications/message').map((m) => m.params?.data?.seq ?? -1);
 
 describe('a full Redis (maxmemory, noeviction)', { skip: !available }, () => {
@@ -45,9 +51,19 @@ describe('a full Redis (maxmemory, noeviction)', { skip: !available }, () => {
     const got = seqs(first);
     assert.equal(cut.status, 200);
     assert.ok(got.length > 0 && got.length < 400, `a prefix of the call's events: ${got.length}`);
-    assert.deepEqual(got, Array.from({ length: got.length }, (_, i) => i + 1), 'in order, none missing');
-    assert.ok(first.every((m) => m.result === undefined && m.error === undefined), 'no result for a call whose events could not all be logged');
-    assert.ok(f.errors.length > 0 && f.errors.every((e) => isContinuityError(e, 'store-unavailable')), `typed store failures: ${f.errors.map((e) => e.message).join('; ')}`);
+    assert.deepEqual(
+      got,
+      Array.from({ length: got.length }, (_, i) => i + 1),
+      'in order, none missing',
+    );
+    assert.ok(
+      first.every((m) => m.result === undefined && m.error === undefined),
+      'no result for a call whose events could not all be logged',
+    );
+    assert.ok(
+      f.errors.length > 0 && f.errors.every((e) => isContinuityError(e, 'store-unavailable')),
+      `typed store failures: ${f.errors.map((e) => e.message).join('; ')}`,
+    );
     assert.match(String((f.errors[0]?.cause as Error | undefined)?.message), /OOM/, 'the operator sees why');
 
     await redisCommand(redis.port, ['CONFIG', 'SET', 'maxmemory', '0']);
@@ -55,7 +71,11 @@ describe('a full Redis (maxmemory, noeviction)', { skip: !available }, () => {
     assert.equal(resumed.status, 200);
     const rest = messages(resumed.events) as Message[];
     const more = seqs(rest);
-    assert.deepEqual(more, Array.from({ length: more.length }, (_, i) => got.length + i + 1), 'exactly the logged events after the cursor');
+    assert.deepEqual(
+      more,
+      Array.from({ length: more.length }, (_, i) => got.length + i + 1),
+      'exactly the logged events after the cursor',
+    );
     const answer = rest.at(-1);
     assert.equal(answer?.id, call.id, 'the call is answered');
     assert.equal(answer?.error?.data?.reason, 'request-abandoned', 'as abandoned: its tool stopped with the failed session');

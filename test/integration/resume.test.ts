@@ -31,7 +31,7 @@ function assertContiguousIds(events: EventSourceMessage[], context: string): voi
 function payloadSeqs(events: EventSourceMessage[]): number[] {
   return messages(events)
     .filter((m) => m.method === 'notifications/message')
-    .map((m) => ((m.params as { data: { seq: number } }).data.seq));
+    .map((m) => (m.params as { data: { seq: number } }).data.seq);
 }
 
 describe('resume a POST stream cut at many points', () => {
@@ -47,7 +47,11 @@ describe('resume a POST stream cut at many points', () => {
       const cuts = cutPoints(seed, 8, 500);
       const { all } = await callThroughCuts(f.url, h, 'emit', { count: 500 }, cuts, seed);
       assertContiguousIds(all, `seed ${seed}`);
-      assert.deepEqual({ ...deliveryReport(payloadSeqs(all), 500), received: undefined }, { ...ZERO, received: undefined }, `seed ${seed} cuts ${cuts.join(',')}`);
+      assert.deepEqual(
+        { ...deliveryReport(payloadSeqs(all), 500), received: undefined },
+        { ...ZERO, received: undefined },
+        `seed ${seed} cuts ${cuts.join(',')}`,
+      );
       // The tail of the stream is the tool result, delivered once.
       assert.equal(messages(all).filter((m) => 'result' in m).length, 1);
     });
@@ -108,10 +112,14 @@ describe('resume the standalone GET stream cut at many points', () => {
           all.push(...r.events);
         }
         assert.equal((await call).status, 200);
-        // Nothing more may arrive after the last one: resume once more and expect silence.
-        const tail = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': all.at(-1)?.id as string }), timeoutMs: 300 });
+        // Nothing more may follow the last one: a sentinel broadcast after it is the next thing a resume from it reads.
+        const last = all.at(-1)?.id as string;
+        assert.equal((await send(f.url, { body: rpc('tools/call', { name: 'broadcast', arguments: { count: 1 } }), headers: sessionHeaders(h) })).status, 200);
+        const tail = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': last }), cutWhen: (e) => e.data !== '' });
         assert.equal(tail.status, 200);
-        assert.equal(tail.events.length, 0);
+        const next = tail.events.filter((e) => e.data !== '');
+        assert.deepEqual(payloadSeqs(next), [1], 'the sentinel, and nothing before it');
+        assert.equal(parseEventId(next[0]?.id ?? '').seq, parseEventId(last).seq + 1, 'right after the last event');
         assertContiguousIds(all, `seed ${seed}`);
         const report = deliveryReport(payloadSeqs(all), total);
         assert.deepEqual({ ...report, received: 0 }, { ...ZERO, received: 0 }, `seed ${seed} cuts ${cuts.join(',')}`);

@@ -19,7 +19,7 @@ function callWithProgress(client: AnyClient, name: string, args: Record<string, 
   if (client instanceof ClientV2) return client.callTool({ name, arguments: args }, { onprogress });
   return client.callTool({ name, arguments: args }, undefined, { onprogress });
 }
-const firstText = (r: object): string => (((r as { content?: Text[] }).content)?.[0]?.text ?? '');
+const firstText = (r: object): string => (r as { content?: Text[] }).content?.[0]?.text ?? '';
 
 async function v1Client(url: URL): Promise<{ client: ClientV1; transport: TransportV1 }> {
   const client = new ClientV1({ name: 'v1-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
@@ -52,7 +52,10 @@ describe('SDK v1 server (example server) on our endpoint', () => {
   });
   after(() => f.close());
 
-  for (const [name, connect] of [['v1', v1Client], ['v2', v2Client]] as const) {
+  for (const [name, connect] of [
+    ['v1', v1Client],
+    ['v2', v2Client],
+  ] as const) {
     test(`SDK ${name} client: tools, progress, sampling`, async () => {
       const { client, transport } = await connect(f.url);
       try {
@@ -64,7 +67,10 @@ describe('SDK v1 server (example server) on our endpoint', () => {
         const progress: number[] = [];
         const emitted = await callWithProgress(client, 'emit', { count: 25 }, (p) => progress.push(p.progress));
         assert.equal(firstText(emitted), 'emitted 25');
-        assert.deepEqual(progress, Array.from({ length: 25 }, (_, i) => i + 1));
+        assert.deepEqual(
+          progress,
+          Array.from({ length: 25 }, (_, i) => i + 1),
+        );
 
         const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'ping?' } });
         assert.match(firstText(sampled), new RegExp(`${name} answers: .*ping\\?`));
@@ -91,7 +97,10 @@ describe('SDK v2 server on our endpoint', () => {
   });
   after(() => f.close());
 
-  for (const [name, connect] of [['v1', v1Client], ['v2', v2Client]] as const) {
+  for (const [name, connect] of [
+    ['v1', v1Client],
+    ['v2', v2Client],
+  ] as const) {
     test(`SDK ${name} client: tools, progress, sampling`, async () => {
       const { client, transport } = await connect(f.url);
       try {

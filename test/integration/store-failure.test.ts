@@ -28,8 +28,14 @@ test('a store that fails briefly is retried: every event arrives, in order', asy
     const h = await initialize(f.url);
     failures = 2; // the next two writes fail, the third attempt succeeds
     const r = await send(f.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 50 } }), headers: sessionHeaders(h) });
-    const seqs = messages(r.events).filter((m) => m.method === 'notifications/message').map((m) => (m.params as { data: { seq: number } }).data.seq);
-    assert.deepEqual(seqs, Array.from({ length: 50 }, (_, i) => i + 1), 'all 50, in order');
+    const seqs = messages(r.events)
+      .filter((m) => m.method === 'notifications/message')
+      .map((m) => (m.params as { data: { seq: number } }).data.seq);
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+      'all 50, in order',
+    );
     assert.deepEqual((messages(r.events).at(-1) as { result?: { structuredContent?: unknown } }).result?.structuredContent, { emitted: 50 }, 'the result');
   } finally {
     await f.close();
@@ -66,7 +72,11 @@ test('a store that fails in the middle of a stream ends it: the client got only 
     const seqs = delivered.map((m) => (m.params as { data: { seq: number } }).data.seq);
     assert.ok(seqs.length >= BREAK_AFTER, `events before the failure arrived (${seqs.length})`);
     assert.ok(seqs.length < COUNT, `the stream ended early (${seqs.length} of ${COUNT})`);
-    assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'a contiguous prefix: nothing skipped');
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: seqs.length }, (_, i) => i + 1),
+      'a contiguous prefix: nothing skipped',
+    );
     assert.ok(!messages(r.events).some((m) => 'result' in m), 'no result: the call did not finish on a stream with a hole');
     for (const event of r.events) {
       const [, stream, seq, chain] = (event.id ?? '').split('.');
@@ -75,7 +85,10 @@ test('a store that fails in the middle of a stream ends it: the client got only 
     broken = false;
     const later = await send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
     assert.equal(later.status, 404, 'the session is gone: its clients re-initialize');
-    assert.ok(f.errors.some((e) => /disk on fire|Store unavailable/.test(`${e.message} ${String((e as { cause?: Error }).cause?.message)}`)), 'the failure was reported to onError');
+    assert.ok(
+      f.errors.some((e) => /disk on fire|Store unavailable/.test(`${e.message} ${String((e as { cause?: Error }).cause?.message)}`)),
+      'the failure was reported to onError',
+    );
   } finally {
     await f.close();
   }

@@ -87,7 +87,11 @@ for (const [name, makeStore] of [
       assert.equal(c.client.initializeResult.protocolVersion, '2025-11-25');
       assert.ok(c.sessionId(), 'a session id was assigned');
       const { tools } = await within(c.client.listTools(), 'tools/list');
-      for (const tool of ['emit', 'test_simple_text']) assert.ok(tools.some((t) => t.name === tool), `${tool} listed`);
+      for (const tool of ['emit', 'test_simple_text'])
+        assert.ok(
+          tools.some((t) => t.name === tool),
+          `${tool} listed`,
+        );
 
       assert.deepEqual(await within(c.client.callTool({ name: 'test_simple_text' }), 'test_simple_text'), SIMPLE_TEXT);
 
@@ -130,11 +134,14 @@ test('@ai-sdk/mcp on a session the server ended: a clear session-not-found error
     // (clear the id, onSessionExpired) never runs. It does not re-initialize: the call
     // fails with our error, the client keeps the dead id, and the application must
     // create a new client.
-    await assert.rejects(within(c.client.callTool({ name: 'test_simple_text' }), 'call on the ended session'), (error: { code?: number; data?: { reason?: string } }) => {
-      assert.equal(error.code, -32001, String(error));
-      assert.equal(error.data?.reason, 'session-not-found');
-      return true;
-    });
+    await assert.rejects(
+      within(c.client.callTool({ name: 'test_simple_text' }), 'call on the ended session'),
+      (error: { code?: number; data?: { reason?: string } }) => {
+        assert.equal(error.code, -32001, String(error));
+        assert.equal(error.data?.reason, 'session-not-found');
+        return true;
+      },
+    );
     assert.equal(c.sessionId(), id, 'ai-sdk kept the dead session id');
 
     fresh = await aiSdk(f.url);
@@ -210,7 +217,11 @@ test('mcp-remote (stdio ↔ HTTP proxy) driven by the SDK stdio client: tools, n
     assert.deepEqual(client.getServerVersion(), { name: 'mcp-continuity-example', version: '1.0.0' });
 
     const { tools } = await within(client.listTools(), 'tools/list');
-    for (const tool of ['emit', 'test_simple_text']) assert.ok(tools.some((t) => t.name === tool), `${tool} listed`);
+    for (const tool of ['emit', 'test_simple_text'])
+      assert.ok(
+        tools.some((t) => t.name === tool),
+        `${tool} listed`,
+      );
     const simple = await within(client.callTool({ name: 'test_simple_text' }), 'test_simple_text');
     assert.deepEqual(simple, { content: SIMPLE_TEXT.content });
 
@@ -220,7 +231,10 @@ test('mcp-remote (stdio ↔ HTTP proxy) driven by the SDK stdio client: tools, n
       'emit',
     );
     assert.deepEqual(result, { content: [{ type: 'text', text: 'emitted 5' }], structuredContent: { emitted: 5 } });
-    await waitFor(() => logged.length >= 5, () => `5 log notifications, got ${JSON.stringify(logged)}`);
+    await waitFor(
+      () => logged.length >= 5,
+      () => `5 log notifications, got ${JSON.stringify(logged)}`,
+    );
     assert.deepEqual(logged, [1, 2, 3, 4, 5], 'log notifications relayed, all and in order');
     // mcp-remote relays all five progress notifications before the result (seen on the
     // wire), but the SDK v1 client handles a notification a microtask late and a response

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { queuedForReaders } from '../../src/server/stream/reader-budget.js';
+import { ReaderBudget } from '../../src/server/stream/reader-budget.js';
 import { SseSink } from '../../src/server/stream/sse-sink.js';
 import { serveResponse, type OneResponse } from '../helpers/one-response.js';
 import { waitFor, within } from '../helpers/wait.js';
@@ -33,7 +33,11 @@ function client(port: number, paused: boolean): { socket: Socket; text: () => st
   return { socket, text: () => text, closed };
 }
 
-const event = (i: number, bytes = 10): { id: string; data: string; retry: undefined } => ({ id: `e.s.${i}.c`, data: `${i}:${'x'.repeat(bytes)}`, retry: undefined });
+const event = (i: number, bytes = 10): { id: string; data: string; retry: undefined } => ({
+  id: `e.s.${i}.c`,
+  data: `${i}:${'x'.repeat(bytes)}`,
+  retry: undefined,
+});
 
 describe('SSE sink, written directly by the Node adapter', () => {
   const cleanup: Array<() => void> = [];
@@ -56,9 +60,16 @@ describe('SSE sink, written directly by the Node adapter', () => {
     assert.equal(sink.bodyQueuedBytes, 0, 'the adapter took what the stream held');
     for (let i = 2; i <= 50; i++) assert.equal(sink.write([event(i)]), true);
     sink.close();
-    await within(c.closed.then(() => s.written), 'the response ends after close()');
+    await within(
+      c.closed.then(() => s.written),
+      'the response ends after close()',
+    );
     const seen = [...c.text().matchAll(/data: (\d+):/g)].map((m) => Number(m[1]));
-    assert.deepEqual(seen, Array.from({ length: 50 }, (_, i) => i + 1), 'every event, once, in order');
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+      'every event, once, in order',
+    );
     assert.equal(ends.count, 1, 'onEnd ran once');
   });
 
@@ -135,7 +146,10 @@ describe('SSE sink, written directly by the Node adapter', () => {
       }
       sink.takenOver();
       assert.equal(sink.ended, true);
-      await within(c.closed.then(() => s.written), 'the connection to end');
+      await within(
+        c.closed.then(() => s.written),
+        'the connection to end',
+      );
       if (lagging) assert.equal(res.destroyed && !res.writableFinished, true, 'cut: destroyed before the response finished');
       else assert.equal(res.writableFinished, true, 'ended normally: the response finished');
     }
@@ -164,22 +178,24 @@ describe('SSE sink, written directly by the Node adapter', () => {
 
   it('all readers together: past maxBufferedBytesTotal a reader that is behind is cut, and the others are not', async () => {
     const total = 4 << 20;
-    const base = queuedForReaders();
-    const a = await backedUp({ maxBufferedBytesTotal: total }, 3 << 20);
-    const b = await backedUp({ maxBufferedBytesTotal: total }, 1);
+    // A budget of their own: what they count is all that is counted there.
+    const readers = new ReaderBudget();
+    const a = await backedUp({ maxBufferedBytesTotal: total, readers }, 3 << 20);
+    const b = await backedUp({ maxBufferedBytesTotal: total, readers }, 1);
     let i = 0;
     let held = 0;
     await waitFor(() => {
       held = b.sink.queuedBytes;
-      assert.ok(queuedForReaders() - base <= total + 100_000, `counted ${queuedForReaders() - base} bytes, bound ${total}`);
+      assert.ok(readers.total <= total + 100_000, `counted ${readers.total} bytes, bound ${total}`);
       return !b.sink.write([event(i++, 50_000)]);
     }, 'the second reader to be cut');
     assert.ok(b.sink.ended);
     // Its own bound (64 MiB) is far off: the total, of which the first reader holds 3 MiB, cut it.
     assert.ok(held < 2 << 20, `the second reader held ${held} bytes when cut`);
     assert.equal(a.sink.ended, false, 'the reader already holding its bytes stays');
+    assert.ok(readers.total > 0, 'the reader that stays is still counted');
     a.sink.cut();
-    assert.equal(queuedForReaders(), base, 'a cut reader is no longer counted');
+    assert.equal(readers.total, 0, 'a cut reader is no longer counted');
   });
 
   it('a reader that does not once empty its queue within stallMs is cut at the next write (a keep-alive)', async () => {
@@ -189,13 +205,13 @@ describe('SSE sink, written directly by the Node adapter', () => {
   });
 
   it('a response that ended with bytes queued: its connection is closed once stallMs passes without them taken', async () => {
-    const base = queuedForReaders();
-    const { sink, res } = await backedUp({ stallMs: 200 }, 200_000);
+    const readers = new ReaderBudget();
+    const { sink, res } = await backedUp({ stallMs: 200, readers }, 200_000);
     sink.close();
-    assert.ok(queuedForReaders() > base, 'still counted while the socket has not taken it');
+    assert.ok(readers.total > 0, 'still counted while the socket has not taken it');
     await within(new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve()))), 'the lingering connection destroyed');
     assert.equal(res.destroyed, true, 'let go');
-    assert.equal(queuedForReaders(), base);
+    assert.equal(readers.total, 0);
   });
 
   it('the client leaves: the sink ends (onEnd) and writeResponse settles', async () => {

@@ -15,11 +15,45 @@ function randomBytes(r: Rand, max: number, alphabet?: string): string {
 }
 
 const PRINTABLE = ' !"#$%&()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~\t\u00e9\u00ff';
-const TARGET_CHARS = "abcXYZ019-._~!$&'()*+,;=:@/?%#[]^{}|\\\"<>`";
+const TARGET_CHARS = 'abcXYZ019-._~!$&\'()*+,;=:@/?%#[]^{}|\\"<>`';
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'CONNECT', 'TRACK', 'get', 'PO ST', 'M-SEARCH', 'PURGE', ''];
-const TARGETS = ['/mcp', '/mcp?x=1', '/mcp#f', '/', '*', '/mcp/../mcp', '//evil/mcp', 'http://evil/mcp', 'http://u:p@h/mcp', '/%zz', '/mcp?%zz', '/m\u00e9', '/\u0000', ''];
+const TARGETS = [
+  '/mcp',
+  '/mcp?x=1',
+  '/mcp#f',
+  '/',
+  '*',
+  '/mcp/../mcp',
+  '//evil/mcp',
+  'http://evil/mcp',
+  'http://u:p@h/mcp',
+  '/%zz',
+  '/mcp?%zz',
+  '/m\u00e9',
+  '/\u0000',
+  '',
+];
 const VERSIONS = ['HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.', 'http/1.1', ''];
-const BAD_HOSTS = ['', ' ', 'a b', '[', '[::1', '[zz]', '%zz', '<x>', 'a^b', 'u@localhost', 'x/y', 'x:99999', 'x:-1', 'x:', ':80', 'a\tb', '\u00ff', 'ex%41mple'];
+const BAD_HOSTS = [
+  '',
+  ' ',
+  'a b',
+  '[',
+  '[::1',
+  '[zz]',
+  '%zz',
+  '<x>',
+  'a^b',
+  'u@localhost',
+  'x/y',
+  'x:99999',
+  'x:-1',
+  'x:',
+  ':80',
+  'a\tb',
+  '\u00ff',
+  'ex%41mple',
+];
 const ACCEPTS = ['application/json, text/event-stream', 'text/event-stream', 'application/json', '*/*', '', 'text/event-stream;q=0', 'a/b, , ,'];
 const TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', '', 'application/json;;;', 'APPLICATION/JSON'];
 const VERSIONS_MCP = ['2025-11-25', '2025-06-18', '2025-03-26', '1999-01-01', '', 'x'.repeat(300)];
@@ -27,10 +61,21 @@ const BODIES = [
   '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
   '{"jsonrpc":"2.0","method":"notifications/initialized"}',
   '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]',
-  '[]', '{}', 'null', '1', '"x"', '{"jsonrpc":"2.0","id":{},"method":"x"}', '{"jsonrpc":"1.0","id":1,"method":"x"}',
-  '{"jsonrpc":"2.0","id":1,"result":{}}', '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}',
+  '[]',
+  '{}',
+  'null',
+  '1',
+  '"x"',
+  '{"jsonrpc":"2.0","id":{},"method":"x"}',
+  '{"jsonrpc":"1.0","id":1,"method":"x"}',
+  '{"jsonrpc":"2.0","id":1,"result":{}}',
+  '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}',
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}',
-  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}', '{"__proto__":{"x":1}}', '{', '\u0000\u0001', '\ufeff{}',
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}',
+  '{"__proto__":{"x":1}}',
+  '{',
+  '\u0000\u0001',
+  '\ufeff{}',
 ];
 
 /** One request, as latin1 text (every char is one byte on the wire). */
@@ -57,7 +102,8 @@ export function randomRequest(r: Rand, port: number): string {
     if (chance(r, 0.7)) lines.push(`Sec-WebSocket-Protocol: ${pick(r, ['mcp.v1', 'x', '', 'mcp.v1, mcp.v1'])}`);
   }
   if (chance(r, 0.1)) lines.push('X-MCP-Upgrade: websocket');
-  for (let i = Math.floor(r() * 3); i > 0; i--) lines.push(`x-${randomBytes(r, 20, 'abcxyz-_!#~')}: ${chance(r, 0.9) ? randomBytes(r, 60, PRINTABLE) : randomBytes(r, 60)}`);
+  for (let i = Math.floor(r() * 3); i > 0; i--)
+    lines.push(`x-${randomBytes(r, 20, 'abcxyz-_!#~')}: ${chance(r, 0.9) ? randomBytes(r, 60, PRINTABLE) : randomBytes(r, 60)}`);
   if (chance(r, 0.03)) lines.push(randomBytes(r, 200));
 
   let body = '';
@@ -67,7 +113,8 @@ export function randomRequest(r: Rand, port: number): string {
   }
   const framing = r();
   if (framing < 0.75) lines.push(`Content-Length: ${Buffer.byteLength(body, 'latin1')}`);
-  else if (framing < 0.82) lines.push(`Content-Length: ${pick(r, ['-1', '99999999999', 'abc', '', String(body.length + 10), String(Math.max(0, body.length - 3))])}`);
+  else if (framing < 0.82)
+    lines.push(`Content-Length: ${pick(r, ['-1', '99999999999', 'abc', '', String(body.length + 10), String(Math.max(0, body.length - 3))])}`);
   else if (framing < 0.95) {
     lines.push('Transfer-Encoding: chunked');
     body = chance(r, 0.7) ? `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n` : `${pick(r, ['zz', '-1', 'ffffffffffff', '5'])}\r\n${body}`;

@@ -43,13 +43,34 @@ describe('node adapter: fuzzed requests', () => {
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const seconds = (Date.now() - started) / 1000;
-    const table = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`).join(', ');
-    console.log(`fuzz reasons: ${[...reasons].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-    console.log(`fuzz seed ${SEED}: ${COUNT} requests in ${seconds.toFixed(1)} s; ${table}; ${timedOut} timed out; ${f.endpoint.sessionCount} sessions; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`);
+    const table = [...statuses]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s === 0 ? 'no answer' : s}: ${n}`)
+      .join(', ');
+    console.log(
+      `fuzz reasons: ${[...reasons]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `fuzz seed ${SEED}: ${COUNT} requests in ${seconds.toFixed(1)} s; ${table}; ${timedOut} timed out; ${f.endpoint.sessionCount} sessions; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`,
+    );
 
     // No malformed input is an internal error: each is refused with its own code.
-    assert.equal(statuses.get(500) ?? 0, 0, `500s (seed ${SEED}); errors: ${f.errors.slice(0, 3).map((e) => e.stack).join('\n')}`);
-    assert.deepEqual(f.errors.map((e) => e.message), [], `seed ${SEED}`);
+    assert.equal(
+      statuses.get(500) ?? 0,
+      0,
+      `500s (seed ${SEED}); errors: ${f.errors
+        .slice(0, 3)
+        .map((e) => e.stack)
+        .join('\n')}`,
+    );
+    assert.deepEqual(
+      f.errors.map((e) => e.message),
+      [],
+      `seed ${SEED}`,
+    );
 
     const client = new Client({ name: 'after-fuzz', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(f.url));

@@ -31,7 +31,10 @@ describe('node adapter: malformed Host', () => {
     it(`POST with Host ${JSON.stringify(host)} → 400 request-malformed`, async () => {
       const h = host.replace('PORT', String(f.listener.port));
       const json = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
-      const answer = await rawExchange(f.listener.port, `POST /mcp HTTP/1.1\r\nHost: ${h}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`);
+      const answer = await rawExchange(
+        f.listener.port,
+        `POST /mcp HTTP/1.1\r\nHost: ${h}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`,
+      );
       assert.equal(answer.status, 400, answer.text);
       assert.equal(body(answer.body).reason, 'request-malformed');
     });

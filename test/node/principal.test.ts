@@ -10,7 +10,12 @@ import { listen, type Listener } from '../../src/node/index.js';
 import { createEndpoint } from '../../src/server/index.js';
 import { rawExchange } from '../helpers/raw-http.js';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'p', version: '0' } },
+};
 
 describe('principal binding from Node', () => {
   let listener: Listener;
@@ -35,8 +40,11 @@ describe('principal binding from Node', () => {
     fetch(listener.url, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25',
-        ...(user ? { 'x-user': user } : {}), ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...(user ? { 'x-user': user } : {}),
+        ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
       },
       body: JSON.stringify(body),
     });
@@ -65,7 +73,10 @@ describe('principal binding from Node', () => {
     const sessionId = init.headers.get('mcp-session-id') as string;
     await init.body?.cancel();
     const handshake = (user: string, id: string): Promise<{ status: number; body: string }> =>
-      rawExchange(listener.port, `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${listener.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: mcp.v1\r\nX-User: ${user}\r\nMcp-Session-Id: ${id}\r\n\r\n`);
+      rawExchange(
+        listener.port,
+        `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${listener.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: mcp.v1\r\nX-User: ${user}\r\nMcp-Session-Id: ${id}\r\n\r\n`,
+      );
     const foreign = await handshake('bob', sessionId);
     const unknown = await handshake('bob', 'u'.repeat(32));
     assert.equal(foreign.status, 404);

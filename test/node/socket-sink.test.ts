@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wsPort } from '../../src/node/websocket.js';
 import { SocketSink } from '../../src/server/stream/event-sink.js';
-import { queuedForReaders } from '../../src/server/stream/reader-budget.js';
+import { ReaderBudget } from '../../src/server/stream/reader-budget.js';
 import { waitFor, within } from '../helpers/wait.js';
 
 async function pair(): Promise<{ server: Server; ws: WebSocket; client: Socket }> {
@@ -23,7 +23,9 @@ async function pair(): Promise<{ server: Server; ws: WebSocket; client: Socket }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
   client.on('error', () => {});
-  client.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+  client.write(
+    'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+  );
   const ws = await accepted;
   ws.on('error', () => {});
   return { server, ws, client };
@@ -83,19 +85,23 @@ describe('SocketSink backpressure', () => {
     const { server, ws, client } = await pair();
     servers.push(server);
     client.pause();
-    const base = queuedForReaders();
+    // A budget of its own: what it counts is all that is counted there.
+    const readers = new ReaderBudget();
     const total = 4 * 1024 * 1024;
-    const sink = new SocketSink(wsPort(ws), { maxBufferedBytes: 256 * 1024 * 1024, maxBufferedBytesTotal: total });
+    const sink = new SocketSink(wsPort(ws), { maxBufferedBytes: 256 * 1024 * 1024, maxBufferedBytesTotal: total, readers });
     const big = 'w'.repeat(512 * 1024);
     let n = 0;
     let held = 0;
+    let counted = 0;
     await waitFor(() => {
       held = ws.bufferedAmount;
+      counted = Math.max(counted, readers.total);
       return !sink.write([{ id: String(n++), data: big }]);
     }, 'the socket to be closed past the total');
+    assert.ok(counted > 0, 'counted in its budget while it held bytes');
     assert.ok(held <= total, `held ${held} bytes when closed; its own bound (256 MiB) is far off`);
     assert.equal(sink.ended, true);
-    assert.equal(queuedForReaders(), base, 'no longer counted');
+    assert.equal(readers.total, 0, 'no longer counted');
     client.destroy();
   });
 });

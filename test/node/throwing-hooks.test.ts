@@ -7,7 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { listen, type Listener } from '../../src/node/index.js';
 import { createEndpoint } from '../../src/server/index.js';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+};
 
 describe('throwing hooks', () => {
   let listener: Listener;
@@ -33,7 +38,11 @@ describe('throwing hooks', () => {
   after(() => listener.close());
 
   const post = (headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(listener.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(INIT) });
+    fetch(listener.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(INIT),
+    });
 
   it('a throwing server factory and a throwing onError: 500 internal-error, and the server lives on', async () => {
     for (let i = 0; i < 3; i++) {

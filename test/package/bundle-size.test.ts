@@ -11,12 +11,29 @@ const BEFORE_GZIPPED = 17_000;
 
 test('the transport bundles for the browser within 10% of its former gzipped size', async () => {
   const size = await bundleSize(TRANSPORT_ENTRY);
-  assert.ok(size.inputs.some((i) => i.endsWith('dist/client/web.js')), 'the browser entry of mcp-continuity/client');
-  assert.ok(size.inputs.some((i) => i.endsWith('dist/platform/crypto-web.js')), 'the web #crypto');
-  assert.deepEqual(size.inputs.filter((i) => i.includes('-node.js') || i.includes('file-checkpoint')), [], 'nothing for Node');
+  assert.ok(
+    size.inputs.some((i) => i.endsWith('dist/client/web.js')),
+    'the browser entry of mcp-continuity/client',
+  );
+  assert.ok(
+    size.inputs.some((i) => i.endsWith('dist/platform/crypto-web.js')),
+    'the web #crypto',
+  );
+  assert.deepEqual(
+    size.inputs.filter((i) => i.includes('-node.js') || i.includes('file-checkpoint')),
+    [],
+    'nothing for Node',
+  );
   // OpenTelemetry stays out: the browser build of the client's observer calls the hook only.
-  assert.ok(size.inputs.some((i) => i.endsWith('dist/telemetry/client-hooks.js')), 'the hooks-only observer');
-  assert.deepEqual(size.inputs.filter((i) => i.includes('@opentelemetry')), [], 'no OpenTelemetry API');
+  assert.ok(
+    size.inputs.some((i) => i.endsWith('dist/telemetry/client-hooks.js')),
+    'the hooks-only observer',
+  );
+  assert.deepEqual(
+    size.inputs.filter((i) => i.includes('@opentelemetry')),
+    [],
+    'no OpenTelemetry API',
+  );
   const bound = BEFORE_GZIPPED * 1.1;
   assert.ok(size.gzipped <= bound, `${size.gzipped} bytes gzipped, over ${bound}`);
 });

@@ -18,12 +18,22 @@ test('every subpath has types, import and require conditions; the entry files ar
   const want = expected(pkg.exports);
   assert.deepEqual(pkg.exports, want.exports, 'run node --import tsx scripts/entry-points.ts');
   for (const [file, source] of want.files) {
-    assert.equal(existsSync(join(root, file)) ? readFileSync(join(root, file), 'utf8') : undefined, source, `${file}: run node --import tsx scripts/entry-points.ts`);
+    assert.equal(
+      existsSync(join(root, file)) ? readFileSync(join(root, file), 'utf8') : undefined,
+      source,
+      `${file}: run node --import tsx scripts/entry-points.ts`,
+    );
   }
   for (const [subpath, conditions] of subpaths) {
     // `./client` also has `browser` (without fileCheckpoint), before `import` so bundlers for browsers take it.
     const extra = subpath === './client' ? ['browser'] : [];
-    assert.deepEqual(Object.keys(conditions).filter((c) => !extra.includes(c)).sort(), ['import', 'require', 'types'], subpath);
+    assert.deepEqual(
+      Object.keys(conditions)
+        .filter((c) => !extra.includes(c))
+        .sort(),
+      ['import', 'require', 'types'],
+      subpath,
+    );
     assert.deepEqual(Object.keys(conditions).slice(0, 1 + extra.length), ['types', ...extra], `${subpath}: the conditions in order`);
   }
   assert.equal(pkg.exports['./client']?.['browser' as never], './dist/client/web.js');

@@ -6,7 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export interface Run { status: number | null; stdout: string; stderr: string }
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Run {
   const out = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, npm_config_update_notifier: 'false' } });
@@ -20,7 +24,9 @@ function ok(result: Run, what: string): Run {
 
 /** Copies the files git knows (tracked, or new and not ignored) to `dir`: a clean clone, without dist/. */
 export function cleanCopy(root: string, dir: string): void {
-  const files = ok(run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], root), 'git ls-files').stdout.split('\0').filter(Boolean);
+  const files = ok(run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], root), 'git ls-files')
+    .stdout.split('\0')
+    .filter(Boolean);
   for (const file of files) {
     if (!existsSync(join(root, file))) continue; // deleted in the work tree, not yet committed
     if (file === 'node_modules' || file.startsWith('node_modules/')) continue; // a symlinked node_modules is not ignored by `node_modules/`
@@ -42,7 +48,10 @@ export function pack(dir: string, destination: string): string {
 
 /** The files in a tarball. */
 export function tarballFiles(tarball: string): string[] {
-  return ok(run('tar', ['tzf', tarball], dirname(tarball)), 'tar').stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  return ok(run('tar', ['tzf', tarball], dirname(tarball)), 'tar')
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
 }
 
 function installedVersion(root: string, name: string): string | undefined {

@@ -41,11 +41,29 @@ after(() => {
 });
 
 test('the tarball: built code, LICENSE and README; no source maps, no sources', { timeout: 10_000 }, () => {
-  for (const file of ['LICENSE', 'README.md', 'package.json', 'dist/cli/main.js', 'dist/server/index.js', 'dist/server/index.d.ts', 'dist/store/index.d.ts', 'entry/server.cjs', 'entry/esm-only.cjs']) {
+  for (const file of [
+    'LICENSE',
+    'README.md',
+    'package.json',
+    'dist/cli/main.js',
+    'dist/server/index.js',
+    'dist/server/index.d.ts',
+    'dist/store/index.d.ts',
+    'entry/server.cjs',
+    'entry/esm-only.cjs',
+  ]) {
     assert.ok(files.includes(file), `${file} is in the tarball`);
   }
-  assert.deepEqual(files.filter((f) => f.endsWith('.map')), [], 'no source maps');
-  assert.deepEqual(files.filter((f) => f.startsWith('src/') || f.startsWith('test/')), [], 'no sources or tests');
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.map')),
+    [],
+    'no source maps',
+  );
+  assert.deepEqual(
+    files.filter((f) => f.startsWith('src/') || f.startsWith('test/')),
+    [],
+    'no sources or tests',
+  );
   assert.match(readFileSync(join(app, 'node_modules/mcp-continuity/LICENSE'), 'utf8'), /^MIT License[\s\S]*mcp-continuity contributors/);
 });
 
@@ -76,7 +94,12 @@ test('serve prints its URL and answers a real initialize', { timeout: 60_000 }, 
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'first-hour', version: '0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'first-hour', version: '0' } },
+      }),
     });
     assert.equal(response.status, 200, `initialize: ${await response.clone().text()}`);
     assert.ok(response.headers.get('mcp-session-id'), 'a session ID');
@@ -92,8 +115,16 @@ test("the README's snippets compile strictly against the installed package, with
   assert.ok(examples.length >= 2, `the README shows examples: ${examples.join(', ')}`);
   for (const file of examples) copyFileSync(join(root, file), join(app, file.replace(/^examples\//, '')));
   const compilerOptions = {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], types: ['node'],
-    strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: false,
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023', 'DOM'],
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+    skipLibCheck: false,
   };
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }, null, 2));
   const tsc = run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app, 110_000);

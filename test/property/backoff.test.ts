@@ -14,15 +14,21 @@ const options = fc.record({
 
 test('a delay is at least half the backoff, at least the server retry (capped), and never more than the larger ceiling', () => {
   fc.assert(
-    fc.property(options, fc.nat(40), fc.option(fc.nat(10_000_000), { nil: undefined }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (o, attempt, retry, r) => {
-      const resolved = resolveReconnect(o);
-      const delay = reconnectDelay(resolved, attempt, retry, () => r);
-      const nominal = Math.min(o.maxDelayMs, o.initialDelayMs * o.factor ** attempt);
-      assert.ok(delay >= Math.floor(nominal / 2), `${delay} < half of ${nominal}`);
-      assert.ok(delay > 0, 'never zero');
-      if (retry !== undefined) assert.ok(delay >= Math.min(retry, MAX_SERVER_RETRY_MS));
-      assert.ok(delay <= Math.max(o.maxDelayMs, Math.min(retry ?? 0, MAX_SERVER_RETRY_MS)) + 1);
-    }),
+    fc.property(
+      options,
+      fc.nat(40),
+      fc.option(fc.nat(10_000_000), { nil: undefined }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      (o, attempt, retry, r) => {
+        const resolved = resolveReconnect(o);
+        const delay = reconnectDelay(resolved, attempt, retry, () => r);
+        const nominal = Math.min(o.maxDelayMs, o.initialDelayMs * o.factor ** attempt);
+        assert.ok(delay >= Math.floor(nominal / 2), `${delay} < half of ${nominal}`);
+        assert.ok(delay > 0, 'never zero');
+        if (retry !== undefined) assert.ok(delay >= Math.min(retry, MAX_SERVER_RETRY_MS));
+        assert.ok(delay <= Math.max(o.maxDelayMs, Math.min(retry ?? 0, MAX_SERVER_RETRY_MS)) + 1);
+      },
+    ),
   );
 });
 

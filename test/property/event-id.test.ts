@@ -27,17 +27,24 @@ test('format then parse is the identity, and every formatted ID is short visible
 
 test('parse never throws anything but a typed event-id-invalid, and what it accepts formats back to itself', () => {
   fc.assert(
-    fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), eventId.map(formatEventId).chain((s) => fc.nat(s.length).map((i) => s.slice(0, i) + s.slice(i + 1)))), (raw) => {
-      let parsed;
-      try {
-        parsed = parseEventId(raw);
-      } catch (error) {
-        assert.ok(isContinuityError(error, 'event-id-invalid'), String(error));
-        assert.equal(tryParseEventId(raw), undefined);
-        return;
-      }
-      assert.equal(formatEventId(parsed), raw);
-    }),
+    fc.property(
+      fc.oneof(
+        fc.string(),
+        fc.string({ unit: 'binary' }),
+        eventId.map(formatEventId).chain((s) => fc.nat(s.length).map((i) => s.slice(0, i) + s.slice(i + 1))),
+      ),
+      (raw) => {
+        let parsed;
+        try {
+          parsed = parseEventId(raw);
+        } catch (error) {
+          assert.ok(isContinuityError(error, 'event-id-invalid'), String(error));
+          assert.equal(tryParseEventId(raw), undefined);
+          return;
+        }
+        assert.equal(formatEventId(parsed), raw);
+      },
+    ),
     { numRuns: 2000 },
   );
 });

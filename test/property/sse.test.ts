@@ -21,7 +21,10 @@ function parse(text: string, cuts: number[]): EventSourceMessage[] {
   return out;
 }
 
-const data = fc.string({ unit: fc.oneof(fc.constantFrom('\n', '\r', '\r\n', ':', ' ', 'data: ', 'id: '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 60 });
+const data = fc.string({
+  unit: fc.oneof(fc.constantFrom('\n', '\r', '\r\n', ':', ' ', 'data: ', 'id: '), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+  maxLength: 60,
+});
 const id = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !/[\r\n\0]/.test(s));
 
 test('what the encoder writes, the parser reads back: same id, same data (line breaks as LF)', () => {
@@ -41,7 +44,10 @@ test('what the encoder writes, the parser reads back: same id, same data (line b
 test('an id with CR, LF or NUL is refused, never written (no field injection)', () => {
   fc.assert(
     fc.property(fc.string(), fc.constantFrom('\r', '\n', '\0'), fc.string(), (a, bad, b) => {
-      assert.throws(() => encodeSseEvent({ id: a + bad + b, data: 'x' }), (e: unknown) => isContinuityError(e, 'sse-field-invalid'));
+      assert.throws(
+        () => encodeSseEvent({ id: a + bad + b, data: 'x' }),
+        (e: unknown) => isContinuityError(e, 'sse-field-invalid'),
+      );
     }),
   );
 });

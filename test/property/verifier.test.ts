@@ -41,7 +41,10 @@ test('a true history, cut anywhere and resumed with a boundary replay, is delive
         assert.equal(verdict.kind, 'continuous', `event ${i + 1}`);
         delivered.push(i + 1);
       });
-      assert.deepEqual(delivered, events.map((_, i) => i + 1));
+      assert.deepEqual(
+        delivered,
+        events.map((_, i) => i + 1),
+      );
     }),
     { numRuns: 500 },
   );
@@ -49,41 +52,47 @@ test('a true history, cut anywhere and resumed with a boundary replay, is delive
 
 test('after a resume, a skipped, rewound or rewritten event is never continuous', () => {
   fc.assert(
-    fc.property(payloads, fc.nat(), fc.constantFrom('skip', 'rewind', 'rewrite', 'other-epoch'), fc.string({ minLength: 1, maxLength: 5 }), (ps, at, fault, junk) => {
-      const events = history(ps);
-      const k = 1 + (at % (events.length - 1)); // events 1..k were seen
-      const v = createStreamVerifier({ epoch: EPOCH, stream: STREAM });
-      for (const e of events.slice(0, k)) assert.equal(v.check(e.id, e.data).kind, 'continuous');
-      v.reconnected();
-      let probe: { id: string; data: string };
-      switch (fault) {
-        case 'skip':
-          fc.pre(k + 1 < events.length);
-          probe = events[k + 1] as { id: string; data: string };
-          break;
-        case 'rewind':
-          fc.pre(k >= 2);
-          probe = events[k - 2] as { id: string; data: string };
-          break;
-        case 'rewrite': {
-          fc.pre(k < events.length);
-          // The next seq, but another payload: its chain cannot continue the history.
-          const real = events[k] as { id: string; data: string };
-          fc.pre(real.data !== real.data + junk);
-          probe = { id: real.id, data: real.data + junk };
-          break;
+    fc.property(
+      payloads,
+      fc.nat(),
+      fc.constantFrom('skip', 'rewind', 'rewrite', 'other-epoch'),
+      fc.string({ minLength: 1, maxLength: 5 }),
+      (ps, at, fault, junk) => {
+        const events = history(ps);
+        const k = 1 + (at % (events.length - 1)); // events 1..k were seen
+        const v = createStreamVerifier({ epoch: EPOCH, stream: STREAM });
+        for (const e of events.slice(0, k)) assert.equal(v.check(e.id, e.data).kind, 'continuous');
+        v.reconnected();
+        let probe: { id: string; data: string };
+        switch (fault) {
+          case 'skip':
+            fc.pre(k + 1 < events.length);
+            probe = events[k + 1] as { id: string; data: string };
+            break;
+          case 'rewind':
+            fc.pre(k >= 2);
+            probe = events[k - 2] as { id: string; data: string };
+            break;
+          case 'rewrite': {
+            fc.pre(k < events.length);
+            // The next seq, but another payload: its chain cannot continue the history.
+            const real = events[k] as { id: string; data: string };
+            fc.pre(real.data !== real.data + junk);
+            probe = { id: real.id, data: real.data + junk };
+            break;
+          }
+          case 'other-epoch': {
+            fc.pre(k < events.length);
+            const real = history(ps.map((p) => p))[k] as { id: string; data: string };
+            probe = { id: real.id.replace(EPOCH, 'epochBBBB'), data: real.data };
+            break;
+          }
         }
-        case 'other-epoch': {
-          fc.pre(k < events.length);
-          const real = history(ps.map((p) => p))[k] as { id: string; data: string };
-          probe = { id: real.id.replace(EPOCH, 'epochBBBB'), data: real.data };
-          break;
-        }
-      }
-      const verdict = v.check(probe.id, probe.data);
-      // Not continuous, not silently dropped: a divergence the transport acts on.
-      assert.ok(isDivergence(verdict), `${fault} at ${k}: ${verdict.kind}`);
-    }),
+        const verdict = v.check(probe.id, probe.data);
+        // Not continuous, not silently dropped: a divergence the transport acts on.
+        assert.ok(isDivergence(verdict), `${fault} at ${k}: ${verdict.kind}`);
+      },
+    ),
     { numRuns: 1000 },
   );
 });

@@ -99,7 +99,11 @@ describe('kill -9 and restart', () => {
         const check = await h.client.callTool({ name: 'emit', arguments: { count: 3 } });
         assert.deepEqual(check.structuredContent, { emitted: 3 }, `${context}: next call`);
       }
-      assert.deepEqual(h.alarms.map((a) => a.code), [], `no divergence on a durable store (seed ${SEED})`);
+      assert.deepEqual(
+        h.alarms.map((a) => a.code),
+        [],
+        `no divergence on a durable store (seed ${SEED})`,
+      );
       console.log(`# ${abandoned} of 20 kills landed mid-stream (request-abandoned); the rest before the first event (stream-lost)`);
       assert.ok(abandoned >= 15, `most kills land mid-stream: ${abandoned} of 20 (seed ${SEED})`);
     } finally {

@@ -71,14 +71,22 @@ test('two sessions writing 10,000 events each at once replay exactly', { timeout
   const { f, cleanup } = await sqliteFixture({ maxEvents: 20_000 });
   try {
     const [a, b] = await Promise.all([initialize(f.url), initialize(f.url)]);
-    const call = (h: typeof a) => send(f.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 10_000 } }), headers: sessionHeaders(h), timeoutMs: 50_000 });
+    const call = (h: typeof a) =>
+      send(f.url, { body: rpc('tools/call', { name: 'emit', arguments: { count: 10_000 } }), headers: sessionHeaders(h), timeoutMs: 50_000 });
     const [liveA, liveB] = await Promise.all([call(a), call(b)]);
-    for (const [h, live] of [[a, liveA], [b, liveB]] as const) {
+    for (const [h, live] of [
+      [a, liveA],
+      [b, liveB],
+    ] as const) {
       assert.equal(live.events.length, 10_002, 'priming, 10,000 notifications and the result');
       // Replay everything after the priming event and compare with what was sent live.
       const replay = await send(f.url, { headers: sessionHeaders(h, { 'last-event-id': live.events[0]?.id as string }), timeoutMs: 50_000 });
       assert.equal(replay.status, 200);
-      assert.deepEqual(replay.events.map((e) => [e.id, e.data]), live.events.slice(1).map((e) => [e.id, e.data]), 'replay equals the live stream');
+      assert.deepEqual(
+        replay.events.map((e) => [e.id, e.data]),
+        live.events.slice(1).map((e) => [e.id, e.data]),
+        'replay equals the live stream',
+      );
     }
   } finally {
     await cleanup();

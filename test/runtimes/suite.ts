@@ -37,7 +37,7 @@ async function start(rt: Runtime, env: Record<string, string> = {}): Promise<{ c
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', DO_NOT_TRACK: '1', ...env },
   });
-  const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+  const lines = createInterface({ input: child.stdout });
   const first = new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${rt.name} exited (${code}) before printing its port`)));
@@ -77,7 +77,10 @@ export function runtimeSuite(rt: Runtime): void {
     it('serves tools/list and a call with progress, and resumes a cut call with every progress once', async () => {
       const proxy = await startHttpChaosProxy({ targets: [origin], onFault: () => proxy.configure({ cutAfterEvents: undefined }) });
       const divergences: DivergenceReport[] = [];
-      const transport = new ContinuityClientTransport(new URL('/mcp', proxy.url), { reconnect: { initialDelayMs: 10, maxDelayMs: 100 }, onDivergence: (r) => divergences.push(r) });
+      const transport = new ContinuityClientTransport(new URL('/mcp', proxy.url), {
+        reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
+        onDivergence: (r) => divergences.push(r),
+      });
       const client = new Client({ name: `${rt.name}-test`, version: '1.0.0' });
       try {
         await client.connect(transport);
@@ -91,9 +94,16 @@ export function runtimeSuite(rt: Runtime): void {
           resetTimeoutOnProgress: true,
         });
         assert.equal(proxy.faults.length, 1, 'the call was cut once');
-        assert.deepEqual(progress, Array.from({ length: STEPS }, (_, i) => i + 1), 'every progress once, in order: the resume continued the stream');
+        assert.deepEqual(
+          progress,
+          Array.from({ length: STEPS }, (_, i) => i + 1),
+          'every progress once, in order: the resume continued the stream',
+        );
         assert.deepEqual(result.structuredContent, { emitted: STEPS });
-        assert.deepEqual(divergences.map((d) => d.code), []);
+        assert.deepEqual(
+          divergences.map((d) => d.code),
+          [],
+        );
       } finally {
         await client.close();
         await proxy.close();
@@ -112,13 +122,15 @@ export function runtimeSuite(rt: Runtime): void {
           const response = await fetch(url, init);
           if (init.method !== 'GET' || !response.body) return response;
           gets++;
-          const counted = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              firstBytesMs ??= performance.now() - started;
-              keepAlives += decoder.decode(chunk, { stream: true }).split(': keep-alive').length - 1;
-              controller.enqueue(chunk);
-            },
-          }));
+          const counted = response.body.pipeThrough(
+            new TransformStream<Uint8Array, Uint8Array>({
+              transform(chunk, controller) {
+                firstBytesMs ??= performance.now() - started;
+                keepAlives += decoder.decode(chunk, { stream: true }).split(': keep-alive').length - 1;
+                controller.enqueue(chunk);
+              },
+            }),
+          );
           return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
         },
       });
@@ -127,7 +139,11 @@ export function runtimeSuite(rt: Runtime): void {
         await client.connect(transport);
         // The first keep-alive comes at once (headers out), then one every 15 s: five is 60 s idle.
         const wanted = 1 + IDLE_MS / KEEP_ALIVE_MS;
-        await waitFor(() => keepAlives >= wanted, () => `${wanted} keep-alives on the standalone stream (got ${keepAlives}, ${gets} GETs)`, IDLE_MS + 30_000);
+        await waitFor(
+          () => keepAlives >= wanted,
+          () => `${wanted} keep-alives on the standalone stream (got ${keepAlives}, ${gets} GETs)`,
+          IDLE_MS + 30_000,
+        );
         assert.equal(gets, 1, 'one GET: the stream was never cut and reconnected');
         // Sent at once, not with the first interval's keep-alive: only a missing first comment misses this.
         assert.ok(firstBytesMs !== undefined && firstBytesMs < KEEP_ALIVE_MS, `first bytes after ${firstBytesMs} ms`);
@@ -140,7 +156,10 @@ export function runtimeSuite(rt: Runtime): void {
     it('the SQLite store fails with a line that names the runtime and the fix', async () => {
       const { child: sqlite, line } = await start(rt, { STORE: 'sqlite', SQLITE_PATH: ':memory:' });
       await stop(sqlite);
-      assert.match(String(line.sqlite), new RegExp(`^sqliteStore: better-sqlite3 does not load on ${rt.name} .*; on ${rt.name} use memoryStore or redisStore, or serve from Node for SQLite$`));
+      assert.match(
+        String(line.sqlite),
+        new RegExp(`^sqliteStore: better-sqlite3 does not load on ${rt.name} .*; on ${rt.name} use memoryStore or redisStore, or serve from Node for SQLite$`),
+      );
     });
   });
 }

@@ -301,9 +301,17 @@ export function storeContract(name: string, make: StoreFactory): void {
       it('payloads and timestamps round trip exactly', async () => {
         const store = await open();
         const w = await stream(store, 'S', 'st');
-        const payloads = ['', 'a\nb\r\nc\rd', '\u0000x\u0000', '\u{1F600}\u00e9\u20ac\u4e16', ' lead and trail ', JSON.stringify({ big: 'y'.repeat(100_000) }), '"quoted" \\ back',
+        const payloads = [
+          '',
+          'a\nb\r\nc\rd',
+          '\u0000x\u0000',
+          '\u{1F600}\u00e9\u20ac\u4e16',
+          ' lead and trail ',
+          JSON.stringify({ big: 'y'.repeat(100_000) }),
+          '"quoted" \\ back',
           // Large and multibyte (a store may keep large payloads in another form).
-          JSON.stringify({ wide: '\u{1F600}\u00e9\u20ac\u4e16\n'.repeat(3_000) })];
+          JSON.stringify({ wide: '\u{1F600}\u00e9\u20ac\u4e16\n'.repeat(3_000) }),
+        ];
         await store.log.append('S', 'st', w.next(payloads, T0 + 123));
         await store.log.append('S', 'st', w.next(['later'], 0));
         assert.deepEqual(await readAll(store, 'S', 'st'), w.all);
@@ -430,7 +438,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         assert.deepEqual(h.requestIds, ['7']);
       });
 
-      it('streams() lists a session\'s streams in the order they were opened', async () => {
+      it("streams() lists a session's streams in the order they were opened", async () => {
         const store = await open();
         const names = ['zeta', 'alpha', 'm1', 'get', 'b', 'a0'];
         for (const n of names) await stream(store, 'S', n);
@@ -470,7 +478,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         assert.deepEqual(await store.log.streams('S'), ['a', 'c', 'b']);
       });
 
-      it('dropSession removes the session\'s streams and no other session\'s', async () => {
+      it("dropSession removes the session's streams and no other session's", async () => {
         const store = await open();
         const a = await stream(store, 'A', 'main');
         const a2 = await stream(store, 'A', 'side');
@@ -493,7 +501,7 @@ export function storeContract(name: string, make: StoreFactory): void {
         await assertHead(store, 'A', 'main', again, 1);
       });
 
-      it('two sessions with the same stream name never see each other\'s events', async () => {
+      it("two sessions with the same stream name never see each other's events", async () => {
         const store = await open();
         const a = await stream(store, 'A', 'main', REQUEST);
         const b = await stream(store, 'B', 'main', STANDALONE);
@@ -711,7 +719,10 @@ export function storeContract(name: string, make: StoreFactory): void {
             nb > 0 ? store.log.append('B', 'main', b.messages(nb, T0 + step, 'B')) : Promise.resolve(),
           ]);
         }
-        for (const [session, w] of [['A', a], ['B', b]] as const) {
+        for (const [session, w] of [
+          ['A', a],
+          ['B', b],
+        ] as const) {
           const h = await headOf(store, session, 'main');
           assert.equal(h.lastSeq, total);
           assert.equal(h.firstSeq, 1);

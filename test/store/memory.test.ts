@@ -38,7 +38,11 @@ describe('memory store: what it holds', () => {
     let chain = seed;
     let seq = 0;
     for (let b = 0; b < 400; b++) {
-      const batch = events(chain, seq, Array.from({ length: 150 }, (_, i) => `${b}.${i}.`.padEnd(perRun, 'x')));
+      const batch = events(
+        chain,
+        seq,
+        Array.from({ length: 150 }, (_, i) => `${b}.${i}.`.padEnd(perRun, 'x')),
+      );
       await store.log.append('S', 'st', batch);
       chain = (batch.at(-1) as LogEvent).chain;
       seq += batch.length;
@@ -62,7 +66,10 @@ describe('memory store: what it holds', () => {
     const written = events(seed, 0, payloads);
     await store.log.append('S', 'st', written);
     const read = await store.log.read('S', 'st', 0, 10);
-    assert.deepEqual(read.map((e) => [e.seq, e.chain, e.payload, e.at]), written.map((e) => [e.seq, e.chain, e.payload, e.at]));
+    assert.deepEqual(
+      read.map((e) => [e.seq, e.chain, e.payload, e.at]),
+      written.map((e) => [e.seq, e.chain, e.payload, e.at]),
+    );
     assert.deepEqual(await store.log.read('S', 'st', 1, 1).then((r) => r.map((e) => e.payload)), [payloads[1]]);
     await store.close();
   });
@@ -110,7 +117,10 @@ describe('memory store: events packed in runs', () => {
             for (const limit of [1, 7, 1_000]) {
               const read = await store.log.read('S', 'st', cursor, limit);
               const expected = all.slice(Math.max(cursor, first), Math.max(cursor, first) + limit);
-              assert.deepEqual(read.map((e) => [e.seq, e.chain, e.payload, e.at, e.bytes]), expected.map((e) => [e.seq, e.chain, e.payload, e.at, byteLength(e.payload)]));
+              assert.deepEqual(
+                read.map((e) => [e.seq, e.chain, e.payload, e.at, e.bytes]),
+                expected.map((e) => [e.seq, e.chain, e.payload, e.at, byteLength(e.payload)]),
+              );
             }
           }
           await store.close();
@@ -132,12 +142,30 @@ describe('memory store: events packed in runs', () => {
       else await store.log.append('S', 'st', more);
       last = more.at(-1);
     };
-    await append(Array.from({ length: 40 }, (_, i) => `first-${i}`), false);
+    await append(
+      Array.from({ length: 40 }, (_, i) => `first-${i}`),
+      false,
+    );
     await append(['next-40', 'next-41', 'next-42', 'next-43', 'next-44'], true);
-    assert.deepEqual((await store.log.read('S', 'st', 0, 2)).map((e) => e.payload), ['first-35', 'first-36']);
-    assert.equal((await store.log.head('S', 'st'))?.baseChain, (await store.log.read('S', 'st', 0, 1)).length === 1 ? events(seed, 0, Array.from({ length: 35 }, (_, i) => `first-${i}`)).at(-1)?.chain : undefined);
+    assert.deepEqual(
+      (await store.log.read('S', 'st', 0, 2)).map((e) => e.payload),
+      ['first-35', 'first-36'],
+    );
+    assert.equal(
+      (await store.log.head('S', 'st'))?.baseChain,
+      (await store.log.read('S', 'st', 0, 1)).length === 1
+        ? events(
+            seed,
+            0,
+            Array.from({ length: 35 }, (_, i) => `first-${i}`),
+          ).at(-1)?.chain
+        : undefined,
+    );
     await append(['next-45', 'next-46', 'next-47', 'next-48', 'next-49'], true);
-    assert.deepEqual((await store.log.read('S', 'st', 0, 100)).map((e) => e.payload), Array.from({ length: 10 }, (_, i) => `next-${40 + i}`));
+    assert.deepEqual(
+      (await store.log.read('S', 'st', 0, 100)).map((e) => e.payload),
+      Array.from({ length: 10 }, (_, i) => `next-${40 + i}`),
+    );
     await store.close();
   });
 
@@ -151,8 +179,14 @@ describe('memory store: events packed in runs', () => {
     await store.log.append('S', 'st', written);
     for (const cursor of [0, RUN_MAX_EVENTS - 1, RUN_MAX_EVENTS, RUN_MAX_EVENTS + 1, 2 * RUN_MAX_EVENTS, payloads.length - 1]) {
       const read = await store.log.read('S', 'st', cursor, RUN_MAX_EVENTS + 3);
-      assert.deepEqual(read.map((e) => e.payload), payloads.slice(cursor, cursor + RUN_MAX_EVENTS + 3));
-      assert.deepEqual(read.map((e) => e.seq), written.slice(cursor, cursor + RUN_MAX_EVENTS + 3).map((e) => e.seq));
+      assert.deepEqual(
+        read.map((e) => e.payload),
+        payloads.slice(cursor, cursor + RUN_MAX_EVENTS + 3),
+      );
+      assert.deepEqual(
+        read.map((e) => e.seq),
+        written.slice(cursor, cursor + RUN_MAX_EVENTS + 3).map((e) => e.seq),
+      );
     }
     await store.close();
   });
@@ -161,66 +195,86 @@ describe('memory store: events packed in runs', () => {
 describe('memory store: the store-wide budget (maxTotalBytes)', () => {
   it('any appends and drops across streams: the store holds the newest events within the budget, oldest trimmed first wherever they are', async () => {
     const op = fc.oneof(
-      { weight: 5, arbitrary: fc.record({ kind: fc.constant('append' as const), stream: fc.nat({ max: 4 }), sizes: fc.array(fc.nat({ max: 300 }), { minLength: 1, maxLength: 30 }) }) },
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant('append' as const),
+          stream: fc.nat({ max: 4 }),
+          sizes: fc.array(fc.nat({ max: 300 }), { minLength: 1, maxLength: 30 }),
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), stream: fc.nat({ max: 4 }) }) },
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 200 }), async (ops, maxTotalBytes, maxEvents) => {
-        const store = memoryStore({ maxTotalBytes, retention: { maxEvents } });
-        // The model: each stream's events, and every event in append order.
-        type Held = { stream: string; event: LogEvent; bytes: number; gone: boolean };
-        const streams = new Map<string, { seed: string; all: LogEvent[]; held: Held[] }>();
-        const order: Held[] = [];
-        let total = 0;
-        const drop = (h: Held): void => {
-          const s = streams.get(h.stream);
-          assert.equal(s?.held[0], h, 'the model trims a stream oldest first');
-          s?.held.shift();
-          h.gone = true;
-          total -= h.bytes;
-        };
-        for (const o of ops) {
-          const name = `s${o.stream}`;
-          if (o.kind === 'drop') {
-            const s = streams.get(name);
-            if (!s) continue;
-            await store.log.dropStream('S', name);
-            for (const h of s.held.splice(0)) {
-              h.gone = true;
-              total -= h.bytes;
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 5_000 }),
+        fc.integer({ min: 1, max: 200 }),
+        async (ops, maxTotalBytes, maxEvents) => {
+          const store = memoryStore({ maxTotalBytes, retention: { maxEvents } });
+          // The model: each stream's events, and every event in append order.
+          type Held = { stream: string; event: LogEvent; bytes: number; gone: boolean };
+          const streams = new Map<string, { seed: string; all: LogEvent[]; held: Held[] }>();
+          const order: Held[] = [];
+          let total = 0;
+          const drop = (h: Held): void => {
+            const s = streams.get(h.stream);
+            assert.equal(s?.held[0], h, 'the model trims a stream oldest first');
+            s?.held.shift();
+            h.gone = true;
+            total -= h.bytes;
+          };
+          for (const o of ops) {
+            const name = `s${o.stream}`;
+            if (o.kind === 'drop') {
+              const s = streams.get(name);
+              if (!s) continue;
+              await store.log.dropStream('S', name);
+              for (const h of s.held.splice(0)) {
+                h.gone = true;
+                total -= h.bytes;
+              }
+              streams.delete(name);
+              continue;
             }
-            streams.delete(name);
-            continue;
+            let s = streams.get(name);
+            if (!s) {
+              s = { seed: chainSeed('e', name), all: [], held: [] };
+              streams.set(name, s);
+              await store.log.openStream('S', name, s.seed, INFO);
+            }
+            const written = events(
+              s.all.at(-1)?.chain ?? s.seed,
+              s.all.length,
+              o.sizes.map((n) => 'é'.repeat(n)),
+            );
+            await store.log.append('S', name, written);
+            for (const e of written) {
+              const h = { stream: name, event: e, bytes: byteLength(e.payload), gone: false };
+              s.all.push(e);
+              s.held.push(h);
+              order.push(h);
+              total += h.bytes;
+            }
+            while (s.held.length > maxEvents) drop(s.held[0] as Held);
+            while (total > maxTotalBytes) drop(order.find((h) => !h.gone) as Held);
           }
-          let s = streams.get(name);
-          if (!s) {
-            s = { seed: chainSeed('e', name), all: [], held: [] };
-            streams.set(name, s);
-            await store.log.openStream('S', name, s.seed, INFO);
+          for (const [name, s] of streams) {
+            const read = await store.log.read('S', name, 0, 100_000);
+            assert.deepEqual(
+              read.map((e) => e.seq),
+              s.held.map((h) => h.event.seq),
+              name,
+            );
+            const head = await store.log.head('S', name);
+            const first = s.held[0]?.event.seq ?? s.all.length + 1;
+            assert.equal(head?.firstSeq, first);
+            assert.equal(head?.baseChain, first === 1 ? s.seed : s.all[first - 2]?.chain);
           }
-          const written = events(s.all.at(-1)?.chain ?? s.seed, s.all.length, o.sizes.map((n) => 'é'.repeat(n)));
-          await store.log.append('S', name, written);
-          for (const e of written) {
-            const h = { stream: name, event: e, bytes: byteLength(e.payload), gone: false };
-            s.all.push(e);
-            s.held.push(h);
-            order.push(h);
-            total += h.bytes;
-          }
-          while (s.held.length > maxEvents) drop(s.held[0] as Held);
-          while (total > maxTotalBytes) drop(order.find((h) => !h.gone) as Held);
-        }
-        for (const [name, s] of streams) {
-          const read = await store.log.read('S', name, 0, 100_000);
-          assert.deepEqual(read.map((e) => e.seq), s.held.map((h) => h.event.seq), name);
-          const head = await store.log.head('S', name);
-          const first = s.held[0]?.event.seq ?? s.all.length + 1;
-          assert.equal(head?.firstSeq, first);
-          assert.equal(head?.baseChain, first === 1 ? s.seed : s.all[first - 2]?.chain);
-        }
-        assert.ok(total <= maxTotalBytes);
-        await store.close();
-      }),
+          assert.ok(total <= maxTotalBytes);
+          await store.close();
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -253,7 +307,10 @@ describe('memory store: the store-wide budget (maxTotalBytes)', () => {
       () => `the store to stay within twice its 8 MiB budget: it grew by ${(grown / 1024 / 1024).toFixed(1)} MiB`,
     );
     // The newest answers are whole; the oldest were trimmed (a resume from them is refused, not lossy).
-    assert.deepEqual((await store.log.read('S', (200).toString(36), 0, 10)).map((e) => e.payload), [answer]);
+    assert.deepEqual(
+      (await store.log.read('S', (200).toString(36), 0, 10)).map((e) => e.payload),
+      [answer],
+    );
     const oldest = await store.log.head('S', '1');
     assert.equal(oldest?.firstSeq, 2, 'the oldest stream is trimmed past its only event');
     assert.deepEqual(await store.log.read('S', '1', 0, 10), []);
@@ -272,10 +329,16 @@ describe('memory store: a wrong byte count from the caller', () => {
     const seed = chainSeed('e', 'st');
     await store.log.openStream('S', 'st', seed, INFO);
     const payload = '\u{1F600}é'.repeat(1_000);
-    const written = events(seed, 0, [payload, payload, payload, payload, payload, payload]).map((e, i) => ({ ...e, bytes: [10, 100_000, Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY][i] }));
+    const written = events(seed, 0, [payload, payload, payload, payload, payload, payload]).map((e, i) => ({
+      ...e,
+      bytes: [10, 100_000, Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY][i],
+    }));
     await store.log.append('S', 'st', written);
     const read = await store.log.read('S', 'st', 0, 10);
-    assert.deepEqual(read.map((e) => e.payload), [payload, payload, payload, payload, payload, payload]);
+    assert.deepEqual(
+      read.map((e) => e.payload),
+      [payload, payload, payload, payload, payload, payload],
+    );
     await store.close();
   });
 });

@@ -23,8 +23,14 @@ function isFenced(err: unknown): boolean {
 
 function record(id: string, patch: Partial<SessionRecord> = {}): SessionRecord {
   return {
-    id, epoch: 'e1', pastEpochs: [], protocolVersion: '2025-11-25', initialize: '{"method":"initialize"}',
-    createdAt: T0, lastActiveAt: T0, ...patch,
+    id,
+    epoch: 'e1',
+    pastEpochs: [],
+    protocolVersion: '2025-11-25',
+    initialize: '{"method":"initialize"}',
+    createdAt: T0,
+    lastActiveAt: T0,
+    ...patch,
   };
 }
 
@@ -177,7 +183,10 @@ export function ownershipContract(open: () => Promise<Store>): void {
       await store.sessions.put(record('S', { epoch: 'by-B' }), b.token);
       await store.log.closeStream('S', 'st', b.token);
       const events = await store.log.read('S', 'st', 0, 100);
-      assert.deepEqual(events.map((e) => JSON.parse(e.payload).tag), ['A', 'A', 'A', 'B', 'B']);
+      assert.deepEqual(
+        events.map((e) => JSON.parse(e.payload).tag),
+        ['A', 'A', 'A', 'B', 'B'],
+      );
       const h = await store.log.head('S', 'st');
       assert.equal(h?.lastChain, w.chain);
       assert.equal(h?.closed, true);
@@ -197,7 +206,7 @@ export function ownershipContract(open: () => Promise<Store>): void {
       assert.equal((await store.sessions.get('S'))?.state, '{"journal":["by-B"]}');
     });
 
-    it('racing appends from the old and the new owner: only the new owner\'s land', async () => {
+    it("racing appends from the old and the new owner: only the new owner's land", async () => {
       const store = await open();
       const { w, token: old } = await owned(store);
       await lapsed(store, 'S');
@@ -206,7 +215,7 @@ export function ownershipContract(open: () => Promise<Store>): void {
       const fromB = w.peek(4, 'B');
       const [ra, rb] = await Promise.allSettled([store.log.append('S', 'st', fromA, old), store.log.append('S', 'st', fromB, b.token)]);
       assert.equal(ra.status, 'rejected');
-      assert.ok(isFenced((ra as PromiseRejectedResult).reason));
+      assert.ok(isFenced(ra.reason));
       assert.equal(rb.status, 'fulfilled');
       const tags = (await store.log.read('S', 'st', 3, 100)).map((e) => JSON.parse(e.payload).tag);
       assert.deepEqual(tags, ['B', 'B', 'B', 'B']);
@@ -238,7 +247,7 @@ export function ownershipContract(open: () => Promise<Store>): void {
   });
 
   describe('bus', () => {
-    it('delivers the store\'s own append and close notices, in order, to subscribers of that session only', async () => {
+    it("delivers the store's own append and close notices, in order, to subscribers of that session only", async () => {
       const store = await open();
       const bus = store.bus;
       assert.ok(bus, `${store.name} has a bus`);
@@ -279,7 +288,7 @@ export function ownershipContract(open: () => Promise<Store>): void {
       await unsubscribeOther();
     });
 
-    it('carries messages to an owner\'s inbox and says whether anyone received them', async () => {
+    it("carries messages to an owner's inbox and says whether anyone received them", async () => {
       const store = await open();
       const bus = store.bus;
       assert.ok(bus);

@@ -21,15 +21,28 @@ describe('the Redis URL (pure)', () => {
       options: { keyPrefix: 'app1:', leaseMs: 2000, deployment: 'shop' },
     });
     assert.deepEqual(parseRedisUrl('rediss://h:1'), { address: 'rediss://h:1', options: {} });
-    for (const bad of ['redis://h?nope=1', 'redis://h?leaseMs=5', 'redis://h?leaseMs=1e4', 'redis://h?prefix=a{b}', 'redis://h?prefix=a&prefix=b', 'redis://h?deployment=a%20b']) {
+    for (const bad of [
+      'redis://h?nope=1',
+      'redis://h?leaseMs=5',
+      'redis://h?leaseMs=1e4',
+      'redis://h?prefix=a{b}',
+      'redis://h?prefix=a&prefix=b',
+      'redis://h?deployment=a%20b',
+    ]) {
       assert.throws(() => parseRedisUrl(bad), TypeError, bad);
     }
-    assert.throws(() => parseRedisUrl('redis://:s3cret@h?x=1'), (e: Error) => e.message.includes('redis://:***@h') && !e.message.includes('s3cret'));
+    assert.throws(
+      () => parseRedisUrl('redis://:s3cret@h?x=1'),
+      (e: Error) => e.message.includes('redis://:***@h') && !e.message.includes('s3cret'),
+    );
   });
 
   it('redacts passwords, keeps user names', () => {
     assert.equal(redactUrl('redis://:secretpw@h:6379/0?prefix=a:'), 'redis://:***@h:6379/0?prefix=a:');
-    assert.equal(redactUrl('store: rediss://alice:p%40ss@h:1 and redis-cluster://bob:pw@a:1,b:2'), 'store: rediss://alice:***@h:1 and redis-cluster://bob:***@a:1,b:2');
+    assert.equal(
+      redactUrl('store: rediss://alice:p%40ss@h:1 and redis-cluster://bob:pw@a:1,b:2'),
+      'store: rediss://alice:***@h:1 and redis-cluster://bob:***@a:1,b:2',
+    );
     assert.equal(redactUrl('redis://alice@h:1 redis://h:1 sqlite:./x.db'), 'redis://alice@h:1 redis://h:1 sqlite:./x.db');
   });
 });
@@ -67,7 +80,7 @@ describe('redisStore({ url }) with options in the URL', () => {
     await assert.rejects(redisStore({ url: SHARED_REDIS_URL, leaseMs: 10 }), RangeError);
   });
 
-  it('?leaseMs= is the endpoint\'s lease, and an endpoint told another lease refuses', async (t) => {
+  it("?leaseMs= is the endpoint's lease, and an endpoint told another lease refuses", async (t) => {
     if (!ok) return t.skip('no Redis');
     const s = await store({ url: `${SHARED_REDIS_URL}?prefix=${randomPrefix('lease')}&leaseMs=1500` });
     assert.equal(s.leaseMs, 1500);

@@ -51,7 +51,13 @@ describe('redis store faults', { skip: !available }, () => {
   });
 
   async function open(extra: Partial<Parameters<typeof redisStore>[0]> = {}): Promise<Store> {
-    const store = await redisStore({ url: server.url, keyPrefix: randomPrefix('faults'), commandTimeoutMs: 500, maxReconnectDelayMs: 200, ...extra } as Parameters<typeof redisStore>[0]);
+    const store = await redisStore({
+      url: server.url,
+      keyPrefix: randomPrefix('faults'),
+      commandTimeoutMs: 500,
+      maxReconnectDelayMs: 200,
+      ...extra,
+    } as Parameters<typeof redisStore>[0]);
     stores.push(store);
     return store;
   }
@@ -116,7 +122,9 @@ describe('redis store faults', { skip: !available }, () => {
     assert.equal(await store.ownership.renew('S', 'A', token, 60_000), false, 'the owner learns it lost the session');
     const next = events(4, 1, (first[2] as LogEvent).chain);
     await assert.rejects(store.log.append('S', 'st', next, token), (e: unknown) => isContinuityError(e, 'store-fenced'), 'fenced append');
-    await assert.rejects(store.log.openStream('S', 'st', seed, { kind: 'request', requestIds: [] }, token), (e: unknown) => isContinuityError(e, 'store-fenced'));
+    await assert.rejects(store.log.openStream('S', 'st', seed, { kind: 'request', requestIds: [] }, token), (e: unknown) =>
+      isContinuityError(e, 'store-fenced'),
+    );
     await assert.rejects(store.log.append('S', 'st', next), (e: unknown) => isContinuityError(e, 'store-conflict'), 'unfenced append');
     await store.sessions.put(record('S'), undefined);
     assert.equal(await store.sessions.get('S'), undefined, 'put does not resurrect it');
@@ -150,7 +158,10 @@ describe('redis store faults', { skip: !available }, () => {
     const unsubscribe = await bus.subscribeAppends('S', (n) => got.push(n));
     await server.restart();
     await waitFor(() => got.some((n) => n.resync === true), 'a resync notice after the reconnection');
-    assert.deepEqual(got.find((n) => n.resync), { session: 'S', stream: '', lastSeq: -1, closed: false, resync: true });
+    assert.deepEqual(
+      got.find((n) => n.resync),
+      { session: 'S', stream: '', lastSeq: -1, closed: false, resync: true },
+    );
     await waitFor(async () => {
       try {
         await bus.publishAppend('S', 'st', 9);
@@ -162,7 +173,7 @@ describe('redis store faults', { skip: !available }, () => {
     await unsubscribe();
   });
 
-  it('every key of a session carries its hash tag; an idle session\'s keys all expire together', async () => {
+  it("every key of a session carries its hash tag; an idle session's keys all expire together", async () => {
     const prefix = randomPrefix('ttl');
     const store = await open({ keyPrefix: prefix, sessionTtlMs: 400 });
     await store.sessions.create(record('X'));
@@ -175,7 +186,7 @@ describe('redis store faults', { skip: !available }, () => {
     const tagged = mine.filter((k) => k.startsWith(`${prefix}{X}:`));
     // Beside the session: the idle index, and the registry of running replicas (their shared configuration).
     const index = mine.filter((k) => k === `${prefix}idle` || k === `${prefix}replicas`);
-    assert.deepEqual(new Set(mine), new Set([...tagged, ...index]), 'only the session\'s tagged keys, the index and the replica registry');
+    assert.deepEqual(new Set(mine), new Set([...tagged, ...index]), "only the session's tagged keys, the index and the replica registry");
     assert.deepEqual(new Set(tagged.map((k) => k.slice(`${prefix}{X}:`.length))), new Set(['rec', 'lease', 'streams', 'h:a', 'e:a', 'h:b']));
 
     // Activity (puts) keeps the whole session alive past its TTL…

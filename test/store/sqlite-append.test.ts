@@ -12,7 +12,10 @@ import { isContinuityError } from '../../src/protocol/errors.js';
 import { sqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
 import type { AppendNotice, LogEvent, Store, StreamInfo } from '../../src/store/types.js';
 
-const tempPath = ((files) => (): string => files.path('append'))(tempFiles('mcpc-sqlite-append-'));
+const tempPath = (
+  (files) => (): string =>
+    files.path('append')
+)(tempFiles('mcpc-sqlite-append-'));
 const REQUEST: StreamInfo = { kind: 'request', requestIds: ['1'] };
 
 /** Contiguous, chained events for one stream. */
@@ -44,8 +47,7 @@ async function withStore(options: Partial<SqliteStoreOptions>, fn: (store: Store
   }
 }
 
-const payloads = async (store: Store, stream: string): Promise<string[]> =>
-  (await store.log.read('S', stream, 0, 1000)).map((e) => e.payload);
+const payloads = async (store: Store, stream: string): Promise<string[]> => (await store.log.read('S', stream, 0, 1000)).map((e) => e.payload);
 
 describe('sqlite store: appends', () => {
   it('appends made together commit together, but a refused one leaves the others in', async () => {
@@ -70,7 +72,13 @@ describe('sqlite store: appends', () => {
       await store.log.append('S', 'a', a.next(['3']));
       assert.deepEqual(await payloads(store, 'a'), ['1', '2', '3']);
       assert.deepEqual(await payloads(store, 'b'), []);
-      assert.deepEqual(notices.map((n) => [n.stream, n.lastSeq]), [['a', 2], ['a', 3]]);
+      assert.deepEqual(
+        notices.map((n) => [n.stream, n.lastSeq]),
+        [
+          ['a', 2],
+          ['a', 3],
+        ],
+      );
     });
   });
 
@@ -85,10 +93,16 @@ describe('sqlite store: appends', () => {
     const closing = store.log.append('S', 'st', w.next(['2']));
     const closed = store.log.closeStream('S', 'st');
     await Promise.all([closing, closed]);
-    await store.log.append('S', 'st', []).then(() => assert.fail('closed'), (err) => assert.ok(isContinuityError(err, 'store-conflict')));
+    await store.log.append('S', 'st', []).then(
+      () => assert.fail('closed'),
+      (err) => assert.ok(isContinuityError(err, 'store-conflict')),
+    );
     const last = store.log.append('S', 'st', []);
     await store.close();
-    await last.then(() => {}, () => {});
+    await last.then(
+      () => {},
+      () => {},
+    );
     store = sqliteStore({ path });
     try {
       assert.deepEqual(await payloads(store, 'st'), ['1', '2']);
@@ -104,17 +118,27 @@ describe('sqlite store: appends', () => {
       const rows = (): number[][] => {
         const db = new Database(path, { readonly: true });
         try {
-          return (db.prepare('SELECT first_seq, last_seq FROM batches ORDER BY last_seq').raw().all() as number[][]);
+          return db.prepare('SELECT first_seq, last_seq FROM batches ORDER BY last_seq').raw().all() as number[][];
         } finally {
           db.close();
         }
       };
       await store.log.append('S', 'st', w.next(['1', '2', '3']));
       await store.log.append('S', 'st', w.next(['4', '5', '6']));
-      assert.deepEqual(rows(), [[1, 3], [4, 6]], 'the first row is partly trimmed and stays');
+      assert.deepEqual(
+        rows(),
+        [
+          [1, 3],
+          [4, 6],
+        ],
+        'the first row is partly trimmed and stays',
+      );
       assert.deepEqual(await payloads(store, 'st'), ['3', '4', '5', '6']);
       await store.log.append('S', 'st', w.next(['7']));
-      assert.deepEqual(rows(), [[4, 6], [7, 7]]);
+      assert.deepEqual(rows(), [
+        [4, 6],
+        [7, 7],
+      ]);
       assert.deepEqual(await payloads(store, 'st'), ['4', '5', '6', '7']);
       assert.equal((await store.log.head('S', 'st'))?.firstSeq, 4);
     });
@@ -125,12 +149,24 @@ describe('sqlite store: appends', () => {
       const w = new Writer('st');
       await store.log.openStream('S', 'st', w.seed, REQUEST);
       const texts = ['€€', 'ab', '\u{1F600}', ''];
-      await store.log.append('S', 'st', w.next(texts, () => 1)); // understated: 6 + 2 + 4 + 0 bytes really
+      await store.log.append(
+        'S',
+        'st',
+        w.next(texts, () => 1),
+      ); // understated: 6 + 2 + 4 + 0 bytes really
       assert.deepEqual(await payloads(store, 'st'), texts);
-      await store.log.append('S', 'st', w.next(['xyz'], () => 50)); // overstated
+      await store.log.append(
+        'S',
+        'st',
+        w.next(['xyz'], () => 50),
+      ); // overstated
       assert.deepEqual(await payloads(store, 'st'), ['ab', '\u{1F600}', '', 'xyz'], '9 true bytes fit in 12; 15 did not');
       const read = await store.log.read('S', 'st', 0, 10);
-      assert.deepEqual(read.map((e) => e.bytes), [2, 4, 0, 3], 'reads carry the true count');
+      assert.deepEqual(
+        read.map((e) => e.bytes),
+        [2, 4, 0, 3],
+        'reads carry the true count',
+      );
     });
   });
 });

@@ -12,14 +12,20 @@ import { chainSeed, nextChain } from '../../src/protocol/event-id.js';
 import { DEFAULT_SQLITE_MAX_TOTAL_BYTES, sqliteStore } from '../../src/store/sqlite/index.js';
 import type { LogEvent, Store, StreamInfo } from '../../src/store/types.js';
 
-const tempPath = ((files) => (): string => files.path('budget'))(tempFiles('mcpc-sqlite-budget-'));
+const tempPath = (
+  (files) => (): string =>
+    files.path('budget')
+)(tempFiles('mcpc-sqlite-budget-'));
 const INFO: StreamInfo = { kind: 'request', requestIds: ['1'] };
 
 /** One stream's history as the test wrote it. */
 class Stream {
   readonly seed: string;
   readonly all: LogEvent[] = [];
-  constructor(readonly session: string, readonly name: string) {
+  constructor(
+    readonly session: string,
+    readonly name: string,
+  ) {
     this.seed = chainSeed('epoch', name);
   }
   next(payloads: string[]): LogEvent[] {
@@ -42,7 +48,10 @@ describe('sqlite store: the store-wide budget (maxTotalBytes)', () => {
   it('any appends across sessions and streams: whole batches go, oldest first wherever they are, until the store is within the budget', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ stream: fc.nat({ max: 5 }), sizes: fc.array(fc.nat({ max: 200 }), { minLength: 1, maxLength: 12 }) }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.record({ stream: fc.nat({ max: 5 }), sizes: fc.array(fc.nat({ max: 200 }), { minLength: 1, maxLength: 12 }) }), {
+          minLength: 1,
+          maxLength: 30,
+        }),
         fc.integer({ min: 1, max: 6_000 }),
         async (appends, maxTotalBytes) => {
           const store = sqliteStore({ path: ':memory:', maxTotalBytes });
@@ -72,7 +81,11 @@ describe('sqlite store: the store-wide budget (maxTotalBytes)', () => {
           for (const s of streams.values()) {
             const kept = batches.filter((b) => b.stream === s && !b.gone).flatMap((b) => b.events);
             const read = await store.log.read(s.session, s.name, 0, 1_000_000);
-            assert.deepEqual(read.map((e) => e.seq), kept.map((e) => e.seq), s.name);
+            assert.deepEqual(
+              read.map((e) => e.seq),
+              kept.map((e) => e.seq),
+              s.name,
+            );
             const head = await store.log.head(s.session, s.name);
             const first = kept[0]?.seq ?? s.all.length + 1;
             assert.equal(head?.firstSeq, first);
@@ -98,7 +111,11 @@ describe('sqlite store: the store-wide budget (maxTotalBytes)', () => {
     await store.log.append('S', 'b', b.next(['y'.repeat(9_000)]));
     assert.equal((await store.log.read('S', 'b', 0, 10)).length, 1, 'b is within the budget on its own');
     await store.log.append('S', 'b', b.next(['z'.repeat(2_000)]));
-    assert.deepEqual((await store.log.read('S', 'b', 0, 10)).map((e) => e.seq), [2], 'over the budget: the oldest batch went');
+    assert.deepEqual(
+      (await store.log.read('S', 'b', 0, 10)).map((e) => e.seq),
+      [2],
+      'over the budget: the oldest batch went',
+    );
     await store.close();
   });
 
@@ -111,7 +128,10 @@ describe('sqlite store: the store-wide budget (maxTotalBytes)', () => {
     await first.close();
     const second = sqliteStore({ path, maxTotalBytes: 5_500 });
     await second.log.append('S', 'a', s.next(['q'.repeat(1_000)]));
-    assert.deepEqual((await second.log.read('S', 'a', 0, 100)).map((e) => e.seq), [17, 18, 19, 20, 21]);
+    assert.deepEqual(
+      (await second.log.read('S', 'a', 0, 100)).map((e) => e.seq),
+      [17, 18, 19, 20, 21],
+    );
     await second.close();
   });
 

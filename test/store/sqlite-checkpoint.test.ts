@@ -45,7 +45,10 @@ describe('sqlite store: checkpoints', () => {
     const bytes = 1.5 * RESTART_PAGES * PAGE;
     assert.ok(bytes > 2 * CHECKPOINT_BYTES && bytes < BACKSTOP_PAGES * PAGE);
     const { seq, chain, payload } = await fill(store, bytes);
-    await waitFor(() => statSync(path).size >= CHECKPOINT_BYTES, () => `the database file to take the WAL's pages (${statSync(path).size} bytes)`);
+    await waitFor(
+      () => statSync(path).size >= CHECKPOINT_BYTES,
+      () => `the database file to take the WAL's pages (${statSync(path).size} bytes)`,
+    );
     await store.close();
 
     const reopened = sqliteStore({ path });

@@ -38,10 +38,13 @@ async function hold(path: string): Promise<Holder> {
   const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, path], { stdio: ['pipe', 'pipe', 'inherit'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
-  const line = await within(new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`holder exited with ${code} before printing`)));
-  }), 'the holder process to start');
+  const line = await within(
+    new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`holder exited with ${code} before printing`)));
+    }),
+    'the holder process to start',
+  );
   return { child, line };
 }
 
@@ -72,7 +75,10 @@ describe('sqlite: one process per file', () => {
     assert.match(second.line, /Redis store/);
     assert.doesNotMatch(second.line, /\n/);
     // And this process too.
-    assert.throws(() => sqliteStore({ path }), (err: unknown) => locked(err) && (err as Error).message.includes(`process ${pid}`));
+    assert.throws(
+      () => sqliteStore({ path }),
+      (err: unknown) => locked(err) && (err as Error).message.includes(`process ${pid}`),
+    );
 
     // The first one's session is intact; once it closes, the file is free.
     first.child.stdin?.end();
@@ -99,7 +105,10 @@ describe('sqlite: one process per file', () => {
   it('the same process reopens the file after close(), but cannot open it twice at once', async () => {
     const path = file();
     const a = sqliteStore({ path });
-    assert.throws(() => sqliteStore({ path }), (err: unknown) => locked(err) && /already open in this process/.test((err as Error).message));
+    assert.throws(
+      () => sqliteStore({ path }),
+      (err: unknown) => locked(err) && /already open in this process/.test((err as Error).message),
+    );
     await a.sessions.create({ id: 'x', epoch: 'e', pastEpochs: [], protocolVersion: 'v', initialize: '{}', createdAt: 0, lastActiveAt: 0 });
     await a.close();
     const b = sqliteStore({ path });
@@ -119,7 +128,10 @@ describe('sqlite: one process per file', () => {
       const me = thisProcess();
       const insert = db.prepare('INSERT OR REPLACE INTO process_lock VALUES (1, ?, ?, ?, ?, ?, ?, ?)');
       insert.run(4242, 'other-host', me.pidNs, 'b', 'n1', Date.now(), Date.now());
-      assert.throws(() => sqliteStore({ path }), (err: unknown) => locked(err) && /process 4242 on other-host/.test((err as Error).message));
+      assert.throws(
+        () => sqliteStore({ path }),
+        (err: unknown) => locked(err) && /process 4242 on other-host/.test((err as Error).message),
+      );
       const old = Date.now() - STALE_MS - 1_000;
       insert.run(4242, 'other-host', me.pidNs, 'b', 'n1', old, old);
       const s = sqliteStore({ path });
@@ -127,7 +139,7 @@ describe('sqlite: one process per file', () => {
       // A row of this host whose pid is gone is taken over at once, whatever its heartbeat.
       const dead = spawn(process.execPath, ['-e', '0']);
       await exited(dead);
-      insert.run(dead.pid as number, me.host, me.pidNs, me.bootId, 'n2', Date.now(), Date.now());
+      insert.run(dead.pid, me.host, me.pidNs, me.bootId, 'n2', Date.now(), Date.now());
       await sqliteStore({ path }).close();
       // A live pid of this host holds it (here: this very process, under a nonce it never issued).
       insert.run(process.pid, me.host, me.pidNs, me.bootId, 'n3', Date.now(), Date.now());

@@ -46,8 +46,10 @@ function writeV2File(path: string, streams: V2Stream[]): void {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   migrate(db, MIGRATIONS.slice(0, 2));
-  db.prepare(`INSERT INTO sessions (id, epoch, past_epochs, protocol_version, initialize, principal, created_at, last_active_at)
-    VALUES ('S', 'epoch', '[]', '2025-11-25', '{}', NULL, ?, ?)`).run(T0, T0);
+  db.prepare(
+    `INSERT INTO sessions (id, epoch, past_epochs, protocol_version, initialize, principal, created_at, last_active_at)
+    VALUES ('S', 'epoch', '[]', '2025-11-25', '{}', NULL, ?, ?)`,
+  ).run(T0, T0);
   const stream = db.prepare(`INSERT INTO streams (session, stream, opened, kind, request_ids, first_seq, base_chain, last_seq, last_chain, bytes, closed)
     VALUES (?, ?, ?, 'request', '["1"]', ?, ?, ?, ?, ?, ?)`);
   const event = db.prepare('INSERT INTO events (session, stream, seq, chain, at, bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?)');
@@ -80,8 +82,13 @@ describe('sqlite store: a version 2 file', () => {
       assert.equal(sqliteStoreInfo(store)?.schemaVersion, SQLITE_SCHEMA_VERSION);
       assert.deepEqual(await store.log.streams('S'), ['a', 'b', 'empty']);
       assert.deepEqual(await store.log.head('S', 'a'), {
-        kind: 'request', requestIds: ['1'], firstSeq: 3, baseChain: (a.all[1] as LogEvent).chain,
-        lastSeq: 7, lastChain: (a.all[6] as LogEvent).chain, closed: false,
+        kind: 'request',
+        requestIds: ['1'],
+        firstSeq: 3,
+        baseChain: (a.all[1] as LogEvent).chain,
+        lastSeq: 7,
+        lastChain: (a.all[6] as LogEvent).chain,
+        closed: false,
       });
       assert.equal((await store.log.head('S', 'b'))?.closed, true);
       assert.deepEqual(await readAll(store, a), a.all.slice(2));
@@ -117,10 +124,15 @@ describe('sqlite store: a version 2 file', () => {
     // The holder: a live process on this host (our parent), as a v2 build would have claimed it.
     const me = thisProcess();
     let db = new Database(path);
-    db.prepare(`INSERT INTO process_lock (id, pid, host, pid_ns, boot_id, nonce, started_at, heartbeat_at)
-      VALUES (1, ?, ?, ?, ?, 'v2-holder', ?, ?)`).run(process.ppid, me.host, me.pidNs, me.bootId, Date.now(), Date.now());
+    db.prepare(
+      `INSERT INTO process_lock (id, pid, host, pid_ns, boot_id, nonce, started_at, heartbeat_at)
+      VALUES (1, ?, ?, ?, ?, 'v2-holder', ?, ?)`,
+    ).run(process.ppid, me.host, me.pidNs, me.bootId, Date.now(), Date.now());
     db.close();
-    assert.throws(() => sqliteStore({ path }), (err: unknown) => isContinuityError(err, 'store-locked'));
+    assert.throws(
+      () => sqliteStore({ path }),
+      (err: unknown) => isContinuityError(err, 'store-locked'),
+    );
     db = new Database(path, { readonly: true });
     assert.equal(db.pragma('user_version', { simple: true }), 2, 'not migrated');
     assert.equal(db.prepare('SELECT count(*) FROM events').pluck().get(), 1);

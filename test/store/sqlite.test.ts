@@ -57,8 +57,15 @@ class Writer {
 
 function record(id: string, patch: Partial<SessionRecord> = {}): SessionRecord {
   return {
-    id, epoch: 'epochA', pastEpochs: ['e0'], protocolVersion: '2025-11-25', initialize: '{"method":"initialize"}',
-    principal: 'user:a', createdAt: T0, lastActiveAt: T0, ...patch,
+    id,
+    epoch: 'epochA',
+    pastEpochs: ['e0'],
+    protocolVersion: '2025-11-25',
+    initialize: '{"method":"initialize"}',
+    principal: 'user:a',
+    createdAt: T0,
+    lastActiveAt: T0,
+    ...patch,
   };
 }
 
@@ -122,7 +129,11 @@ describe('sqlite store', () => {
         [{ path, now: 5 }, TypeError, /now must be a function/],
       ];
       for (const [options, type, message] of cases) {
-        assert.throws(() => sqliteStore(options as SqliteStoreOptions), (err: unknown) => err instanceof type && message.test((err as Error).message), JSON.stringify(options));
+        assert.throws(
+          () => sqliteStore(options as SqliteStoreOptions),
+          (err: unknown) => err instanceof type && message.test(err.message),
+          JSON.stringify(options),
+        );
       }
       assert.equal(existsSync(path), false);
     });
@@ -151,7 +162,10 @@ describe('sqlite store', () => {
       await store.close();
       await assert.rejects(store.sessions.get('x'), (err) => isContinuityError(err, 'store-unavailable'));
       await assert.rejects(store.log.append('S', 'st', []), (err) => isContinuityError(err, 'store-unavailable'));
-      assert.throws(() => sqliteStoreInfo(store), (err) => isContinuityError(err, 'store-unavailable'));
+      assert.throws(
+        () => sqliteStoreInfo(store),
+        (err) => isContinuityError(err, 'store-unavailable'),
+      );
     });
   });
 
@@ -181,13 +195,31 @@ describe('sqlite store', () => {
         assert.deepEqual(await s.sessions.idleSince(T0 + 1, 10), ['S2']);
         assert.deepEqual(await s.log.streams('S1'), ['b', 'a', 'get']);
         assert.deepEqual(await s.log.head('S1', 'a'), {
-          kind: 'request', requestIds: ['"x"', '2'], firstSeq: 8, baseChain: a.chainOf(7), lastSeq: 12, lastChain: a.chain, closed: false,
+          kind: 'request',
+          requestIds: ['"x"', '2'],
+          firstSeq: 8,
+          baseChain: a.chainOf(7),
+          lastSeq: 12,
+          lastChain: a.chain,
+          closed: false,
         });
         assert.deepEqual(await s.log.head('S1', 'b'), {
-          kind: 'request', requestIds: ['1'], firstSeq: 1, baseChain: b.seed, lastSeq: 3, lastChain: b.chain, closed: true,
+          kind: 'request',
+          requestIds: ['1'],
+          firstSeq: 1,
+          baseChain: b.seed,
+          lastSeq: 3,
+          lastChain: b.chain,
+          closed: true,
         });
         assert.deepEqual(await s.log.head('S1', 'get'), {
-          kind: 'standalone', requestIds: [], firstSeq: 1, baseChain: g.seed, lastSeq: 0, lastChain: g.seed, closed: false,
+          kind: 'standalone',
+          requestIds: [],
+          firstSeq: 1,
+          baseChain: g.seed,
+          lastSeq: 0,
+          lastChain: g.seed,
+          closed: false,
         });
         assert.deepEqual(plain(await s.log.read('S1', 'a', 0, 100)), a.all.slice(7), 'a trimmed cursor reads from the watermark');
         assert.deepEqual(plain(await s.log.read('S1', 'a', 9, 100)), a.all.slice(9));
@@ -208,7 +240,9 @@ describe('sqlite store', () => {
       const path = tempPath('kill');
       const script = join(DIR, 'writer.mts');
       const url = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
-      writeFileSync(script, `
+      writeFileSync(
+        script,
+        `
 import { sqliteStore } from ${url('src/store/sqlite/index.ts')};
 import { chainSeed, nextChain } from ${url('src/protocol/event-id.ts')};
 const store = sqliteStore({ path: process.argv[2], retention: { maxEvents: 300 } });
@@ -238,7 +272,8 @@ for (let i = 0; ; i++) {
   await store.log.append(session, stream, events);
   process.stdout.write(session + ' ' + stream + ' ' + s.seq + '\\n');
 }
-`);
+`,
+      );
       const acknowledged = new Map<string, number>();
       for (let round = 0; round < 3; round++) {
         const child = spawn(process.execPath, ['--import', 'tsx', script, path], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -270,7 +305,11 @@ for (let i = 0; ; i++) {
 
         await withStore({ path, retention: { maxEvents: 300 } }, async (s) => {
           assert.equal(await s.sessions.count(), 2);
-          for (const [session, stream] of [['A', 's1'], ['A', 's2'], ['B', 's1']] as const) {
+          for (const [session, stream] of [
+            ['A', 's1'],
+            ['A', 's2'],
+            ['B', 's1'],
+          ] as const) {
             const { firstSeq, lastSeq } = await assertConsistent(s, session, stream);
             const acked = acknowledged.get(`${session}/${stream}`) ?? 0;
             assert.ok(lastSeq >= acked, `${session}/${stream}: head ${lastSeq} keeps acknowledged ${acked}`);
@@ -305,7 +344,10 @@ for (let i = 0; ; i++) {
       });
       await withStore({ path, durability: 'full' }, (s) => fill(s, total));
       await withStore({ path }, async (s) => {
-        for (const [session, w] of [['A', a], ['B', b]] as const) {
+        for (const [session, w] of [
+          ['A', a],
+          ['B', b],
+        ] as const) {
           const got: LogEvent[] = [];
           for (let after = 0; ;) {
             const page = await s.log.read(session, 'main', after, 999);
@@ -324,8 +366,12 @@ for (let i = 0; ; i++) {
       const path = tempPath('plan');
       await withStore({ path }, async () => {});
       const db = raw(path);
-      const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT first_seq, last_seq, bytes, ats, sizes, chains, payloads FROM batches
-        WHERE session = ? AND stream = ? AND last_seq >= ? ORDER BY last_seq`).all('S', 'st', 0) as Array<{ detail: string }>;
+      const plan = db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT first_seq, last_seq, bytes, ats, sizes, chains, payloads FROM batches
+        WHERE session = ? AND stream = ? AND last_seq >= ? ORDER BY last_seq`,
+        )
+        .all('S', 'st', 0) as Array<{ detail: string }>;
       db.close();
       assert.equal(plan.length, 1, JSON.stringify(plan));
       assert.match(plan[0]?.detail ?? '', /SEARCH batches USING INDEX batches_by_stream \(session=\? AND stream=\? AND last_seq>\?\)/);
@@ -350,10 +396,13 @@ for (let i = 0; ; i++) {
       db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
       db.pragma('journal_mode = DELETE');
       db.close();
-      assert.throws(() => sqliteStore({ path }), (err: unknown) => {
-        const m = (err as Error).message;
-        return m.includes(path) && m.includes(`schema version ${SQLITE_SCHEMA_VERSION + 1}`) && /newer/.test(m) && /Upgrade mcp-continuity/.test(m);
-      });
+      assert.throws(
+        () => sqliteStore({ path }),
+        (err: unknown) => {
+          const m = (err as Error).message;
+          return m.includes(path) && m.includes(`schema version ${SQLITE_SCHEMA_VERSION + 1}`) && /newer/.test(m) && /Upgrade mcp-continuity/.test(m);
+        },
+      );
       db = raw(path);
       assert.equal(db.pragma('user_version', { simple: true }), SQLITE_SCHEMA_VERSION + 1);
       assert.equal(db.pragma('journal_mode', { simple: true }), 'delete', 'not even the journal mode was written');
@@ -376,7 +425,10 @@ for (let i = 0; ; i++) {
 
       const text = tempPath('text');
       writeFileSync(text, 'this is not a database, just some text that is long enough to have a header '.repeat(20));
-      assert.throws(() => sqliteStore({ path: text }), (err: unknown) => (err as Error).message.startsWith(`sqliteStore: cannot open ${text}`));
+      assert.throws(
+        () => sqliteStore({ path: text }),
+        (err: unknown) => (err as Error).message.startsWith(`sqliteStore: cannot open ${text}`),
+      );
 
       assert.throws(() => sqliteStore({ path: join(DIR, 'no-such-dir', 'x.db') }), /sqliteStore: cannot open/);
     });
@@ -385,8 +437,22 @@ for (let i = 0; ; i++) {
       const db = new Database(':memory:');
       const log: string[] = [];
       const steps: Migration[] = [
-        { version: 1, description: 'one', up: (d) => { log.push('1'); d.exec('CREATE TABLE t (a)'); } },
-        { version: 2, description: 'two', up: (d) => { log.push('2'); d.exec('ALTER TABLE t ADD COLUMN b'); } },
+        {
+          version: 1,
+          description: 'one',
+          up: (d) => {
+            log.push('1');
+            d.exec('CREATE TABLE t (a)');
+          },
+        },
+        {
+          version: 2,
+          description: 'two',
+          up: (d) => {
+            log.push('2');
+            d.exec('ALTER TABLE t ADD COLUMN b');
+          },
+        },
       ];
       assert.deepEqual(migrate(db, steps.slice(0, 1)), { from: 0, to: 1 });
       assert.equal(db.pragma('user_version', { simple: true }), 1);
@@ -394,7 +460,10 @@ for (let i = 0; ; i++) {
       assert.deepEqual(migrate(db, steps), { from: 2, to: 2 });
       assert.deepEqual(log, ['1', '2']);
       assert.equal(db.pragma('user_version', { simple: true }), 2);
-      assert.deepEqual((db.prepare('PRAGMA table_info(t)').all() as Array<{ name: string }>).map((c) => c.name), ['a', 'b']);
+      assert.deepEqual(
+        (db.prepare('PRAGMA table_info(t)').all() as Array<{ name: string }>).map((c) => c.name),
+        ['a', 'b'],
+      );
       db.close();
     });
 

@@ -106,11 +106,23 @@ test('metrics, spans and hooks count a cut and resume, a divergence, refusals, a
   assert.deepEqual(r0seen.onResume.map((e) => e.outcome).sort(), ['cursor-invalid', 'resumed']);
   assert.deepEqual(r0seen.onRefusal.map((e) => e.code).sort(), ['cursor-invalid', 'session-not-found']);
   assert.equal(r0seen.onRefusal.find((e) => e.code === 'cursor-invalid')?.sessionId, h.sessionId);
-  assert.deepEqual(r0seen.onDrain.map((e) => [e.outcome, e.sessions, e.replicaId]), [['completed', held, 'r0']]);
-  assert.deepEqual(r1seen.onTakeover.map((e) => [e.sessionId, e.replicaId]), [[h.sessionId, 'r1']]);
-  assert.deepEqual(r1seen.onRebuild.map((e) => e.sessionId), [h.sessionId]);
+  assert.deepEqual(
+    r0seen.onDrain.map((e) => [e.outcome, e.sessions, e.replicaId]),
+    [['completed', held, 'r0']],
+  );
+  assert.deepEqual(
+    r1seen.onTakeover.map((e) => [e.sessionId, e.replicaId]),
+    [[h.sessionId, 'r1']],
+  );
+  assert.deepEqual(
+    r1seen.onRebuild.map((e) => e.sessionId),
+    [h.sessionId],
+  );
   assert.equal(r1seen.onRefusal.length + r0seen.onTakeover.length + r0seen.onRebuild.length, 0);
-  assert.deepEqual(reconnects.map((e) => [e.stream, e.outcome]), [['request', 'resumed']]);
+  assert.deepEqual(
+    reconnects.map((e) => [e.stream, e.outcome]),
+    [['request', 'resumed']],
+  );
 
   // The metrics count the same.
   const m = await otel.collect();
@@ -176,8 +188,14 @@ test('a replica taking back a session it let go is a rebuild, not a takeover; ta
     await list(e1); // e1 takes back its own: the same token
     await passivated(e1, b, 2);
     await list(e0); // e0 takes it from e1
-    assert.deepEqual(b.onTakeover.map((e) => e.token), [2]);
-    assert.deepEqual(a.onTakeover.map((e) => e.token), [3]);
+    assert.deepEqual(
+      b.onTakeover.map((e) => e.token),
+      [2],
+    );
+    assert.deepEqual(
+      a.onTakeover.map((e) => e.token),
+      [3],
+    );
     assert.equal(b.onRebuild.length, 2);
     assert.equal(a.onRebuild.length, 1);
   } finally {

@@ -25,7 +25,11 @@ describe('byte counting', () => {
 
 describe('SSE data fast path', () => {
   /** The general rule: one `data:` line per line of the payload. */
-  const reference = (data: string): string => `${data.split(/\r\n|\r|\n/).map((l) => `data: ${l}\n`).join('')}\n`;
+  const reference = (data: string): string =>
+    `${data
+      .split(/\r\n|\r|\n/)
+      .map((l) => `data: ${l}\n`)
+      .join('')}\n`;
   for (const data of ['', '{"jsonrpc":"2.0","method":"x","params":{"t":"a\\nb"}}', 'a\nb', 'a\r\nb', 'a\rb', '\n', 'x\r', 'é😀']) {
     it(JSON.stringify(data), () => {
       assert.equal(encodeSseEvent({ data }), reference(data));
@@ -40,8 +44,14 @@ describe('event IDs made by a stream', () => {
     assert.equal(`${eventIdPrefix('EP', 'st')}7.${chain}`, formatEventId({ epoch: 'EP', stream: 'st', seq: 7, chain }));
   });
   it('the prefix is validated once', () => {
-    assert.throws(() => eventIdPrefix('bad.epoch', 'st'), (e: unknown) => isContinuityError(e, 'event-id-invalid'));
-    assert.throws(() => eventIdPrefix('EP', 'x'.repeat(33)), (e: unknown) => isContinuityError(e, 'event-id-invalid'));
+    assert.throws(
+      () => eventIdPrefix('bad.epoch', 'st'),
+      (e: unknown) => isContinuityError(e, 'event-id-invalid'),
+    );
+    assert.throws(
+      () => eventIdPrefix('EP', 'x'.repeat(33)),
+      (e: unknown) => isContinuityError(e, 'event-id-invalid'),
+    );
   });
   it('the chain hashes previous ‖ NUL ‖ payload, as before', () => {
     for (const p of TEXTS) {
@@ -55,10 +65,23 @@ describe('event IDs made by a stream', () => {
 describe('parsing IDs of a known stream', () => {
   const prefix = eventIdPrefix('EP', 'st');
   const ids = [
-    'EP.st.1.AAAAAAAAAAAAAAAA', 'EP.st.42.abcdefghijklmnop', 'EP.st.0.AAAAAAAAAAAAAAAA', 'EP.st.01.AAAAAAAAAAAAAAAA',
-    'EP.st.1.AAAAAAAAAAAAAAA', 'EP.st.1.AAAAAAAAAAAAAAAAA', 'EP.st.1.AAAAAAAAAAAAAAA=', 'EP.st.1', 'EP.st.', 'EP.st.1.A.B',
-    'EP.st.99999999999999999.AAAAAAAAAAAAAAAA', 'EP.other.1.AAAAAAAAAAAAAAAA', 'XX.st.1.AAAAAAAAAAAAAAAA', 'EP.st.1.AAAA AAAAAAAAAAAA',
-    `EP.st.1.${'A'.repeat(200)}`, '', '5',
+    'EP.st.1.AAAAAAAAAAAAAAAA',
+    'EP.st.42.abcdefghijklmnop',
+    'EP.st.0.AAAAAAAAAAAAAAAA',
+    'EP.st.01.AAAAAAAAAAAAAAAA',
+    'EP.st.1.AAAAAAAAAAAAAAA',
+    'EP.st.1.AAAAAAAAAAAAAAAAA',
+    'EP.st.1.AAAAAAAAAAAAAAA=',
+    'EP.st.1',
+    'EP.st.',
+    'EP.st.1.A.B',
+    'EP.st.99999999999999999.AAAAAAAAAAAAAAAA',
+    'EP.other.1.AAAAAAAAAAAAAAAA',
+    'XX.st.1.AAAAAAAAAAAAAAAA',
+    'EP.st.1.AAAA AAAAAAAAAAAA',
+    `EP.st.1.${'A'.repeat(200)}`,
+    '',
+    '5',
   ];
   for (const id of ids) {
     it(JSON.stringify(id.slice(0, 40)), () => {

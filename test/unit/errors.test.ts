@@ -1,13 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  ContinuityError,
-  ERRORS,
-  JsonRpcCode,
-  isContinuityError,
-  isErrorCode,
-  type ErrorCode,
-} from '../../src/protocol/errors.js';
+import { ContinuityError, ERRORS, JsonRpcCode, isContinuityError, isErrorCode, type ErrorCode } from '../../src/protocol/errors.js';
 
 const CODES = Object.keys(ERRORS) as ErrorCode[];
 const BRAND = Symbol.for('mcp-continuity.error');
@@ -170,15 +163,18 @@ describe('errors: the table', () => {
       assert.equal(ERRORS[code].rpc, rpc, code);
       assert.equal(ERRORS[code].retryable, false, `${code} must not be retried unchanged`);
     }
-    assert.deepEqual({ ...JsonRpcCode }, {
-      ParseError: -32700,
-      InvalidRequest: -32600,
-      InternalError: -32603,
-      ServerError: -32000,
-      SessionNotFound: -32001,
-      ContinuityRefused: -32002,
-      RequestAbandoned: -32003,
-    });
+    assert.deepEqual(
+      { ...JsonRpcCode },
+      {
+        ParseError: -32700,
+        InvalidRequest: -32600,
+        InternalError: -32603,
+        ServerError: -32000,
+        SessionNotFound: -32001,
+        ContinuityRefused: -32002,
+        RequestAbandoned: -32003,
+      },
+    );
   });
 });
 
@@ -261,7 +257,21 @@ describe('errors: ContinuityError', () => {
 
 describe('errors: isErrorCode', () => {
   it('rejects non-codes, including inherited Object keys', () => {
-    for (const v of ['', 'Cursor-Invalid', 'cursor_invalid', 'toString', 'constructor', '__proto__', 'hasOwnProperty', ' cursor-invalid', 1, null, undefined, {}, ['cursor-invalid']]) {
+    for (const v of [
+      '',
+      'Cursor-Invalid',
+      'cursor_invalid',
+      'toString',
+      'constructor',
+      '__proto__',
+      'hasOwnProperty',
+      ' cursor-invalid',
+      1,
+      null,
+      undefined,
+      {},
+      ['cursor-invalid'],
+    ]) {
       assert.equal(isErrorCode(v), false, String(v));
     }
   });

@@ -9,6 +9,8 @@ import {
   isStreamName,
   nextChain,
   parseEventId,
+  STANDALONE_STREAM,
+  streamStartId,
   tryParseEventId,
   type EventId,
 } from '../../src/protocol/event-id.js';
@@ -17,7 +19,6 @@ import { prng } from '../helpers/prng.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const CHAIN = 'AbCdEfGh-_012345';
-
 
 function token(rand: () => number, min: number, max: number): string {
   const n = min + Math.floor(rand() * (max - min + 1));
@@ -28,10 +29,14 @@ function token(rand: () => number, min: number, max: number): string {
 
 function randomSeq(rand: () => number): number {
   switch (Math.floor(rand() * 4)) {
-    case 0: return 1 + Math.floor(rand() * 1000);
-    case 1: return 1 + Math.floor(rand() * 2 ** 32);
-    case 2: return Number.MAX_SAFE_INTEGER - Math.floor(rand() * 1000);
-    default: return 1 + Math.floor(rand() * (Number.MAX_SAFE_INTEGER - 1));
+    case 0:
+      return 1 + Math.floor(rand() * 1000);
+    case 1:
+      return 1 + Math.floor(rand() * 2 ** 32);
+    case 2:
+      return Number.MAX_SAFE_INTEGER - Math.floor(rand() * 1000);
+    default:
+      return 1 + Math.floor(rand() * (Number.MAX_SAFE_INTEGER - 1));
   }
 }
 
@@ -43,6 +48,8 @@ function generated(count: number): EventId[] {
   }
   // Boundaries: shortest and longest parts, smallest and largest seq.
   out.push({ epoch: 'a', stream: 'b', seq: 1, chain: CHAIN });
+  // seq 0: the cursor before a stream's first event.
+  out.push({ epoch: 'a', stream: 'b', seq: 0, chain: CHAIN });
   out.push({ epoch: 'E'.repeat(43), stream: 'S'.repeat(32), seq: Number.MAX_SAFE_INTEGER, chain: '_'.repeat(16) });
   out.push({ epoch: '-', stream: '_', seq: 2, chain: '-'.repeat(16) });
   out.push({ epoch: 'ep', stream: 'st', seq: 10, chain: CHAIN });
@@ -100,7 +107,6 @@ describe('event-id: parseEventId rejects malformed input', () => {
     ['empty seq', `ep.st..${CHAIN}`],
     ['empty chain', 'ep.st.7.'],
     ['leading zero seq', `ep.st.07.${CHAIN}`],
-    ['seq 0', `ep.st.0.${CHAIN}`],
     ['seq 00', `ep.st.00.${CHAIN}`],
     ['seq 2^53', `ep.st.9007199254740992.${CHAIN}`],
     ['seq 2^53+1', `ep.st.9007199254740993.${CHAIN}`],
@@ -174,7 +180,7 @@ describe('event-id: formatEventId rejects bad parts', () => {
     ['stream with dot', { stream: 's.t' }],
     ['stream with NUL', { stream: 's\u0000' }],
     ['stream 33 chars', { stream: 's'.repeat(33) }],
-    ['seq 0', { seq: 0 }],
+    ['seq -0.5', { seq: -0.5 }],
     ['seq -1', { seq: -1 }],
     ['seq 1.5', { seq: 1.5 }],
     ['seq NaN', { seq: Number.NaN }],
@@ -259,5 +265,13 @@ describe('event-id: chain', () => {
     assert.notEqual(chainOver(seed, payloads.slice(0, -1)), base, 'dropped last');
     assert.notEqual(chainOver(seed, payloads.slice(1)), base, 'dropped first');
     assert.notEqual(chainOver(chainSeed('ep2', 'st'), payloads), base, 'other epoch');
+  });
+});
+
+describe("event-id: the cursor before a stream's first event", () => {
+  it('streamStartId is <epoch>.<stream>.0.<seed>, and parses back', () => {
+    const id = streamStartId('ep', STANDALONE_STREAM);
+    assert.equal(id, `ep.0.0.${chainSeed('ep', '0')}`);
+    assert.deepEqual(parseEventId(id), { epoch: 'ep', stream: '0', seq: 0, chain: chainSeed('ep', '0') });
   });
 });

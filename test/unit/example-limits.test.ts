@@ -12,9 +12,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, LoggingMessageNotificationSchema, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createExampleServer, EMIT_MAX_TOTAL_BYTES, MAX_SUBSCRIPTIONS, WATCHED_RESOURCE_URI } from '../../src/example/index.js';
 
-
 async function refusal(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof McpError, `an McpError, got ${String(error)}`);
   return error;
 }

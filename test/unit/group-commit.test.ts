@@ -147,13 +147,16 @@ describe('group commit', () => {
     await within(big, 'append resolves once the log has caught up');
   });
 
-  it('carries each payload\'s byte count to the store', async () => {
+  it("carries each payload's byte count to the store", async () => {
     const g = gatedLog();
     const stream = await openStream(g.log);
     const payloads = ['', 'ascii', 'é€', '😀x', '\uD800lone', JSON.stringify({ text: 'naïve 😀' })];
     for (const p of payloads) await stream.append(p);
     await waitFor(() => g.batches.flat().length === payloads.length, 'all stored');
-    assert.deepEqual(g.batches.flat().map((e) => e.bytes), payloads.map((p) => Buffer.byteLength(p, 'utf8')));
+    assert.deepEqual(
+      g.batches.flat().map((e) => e.bytes),
+      payloads.map((p) => Buffer.byteLength(p, 'utf8')),
+    );
   });
 
   it('paces a producer to a live reader that is behind; a reader that never drains is waited for once', async () => {
@@ -191,16 +194,26 @@ describe('group commit', () => {
     };
     const second = await openStream(gatedLog().log);
     await second.attach(never, 0);
-    await within((async () => {
-      for (let i = 0; i < 300; i++) await second.append(KIB);
-    })(), 'appends complete despite a reader that never drains');
+    await within(
+      (async () => {
+        for (let i = 0; i < 300; i++) await second.append(KIB);
+      })(),
+      'appends complete despite a reader that never drains',
+    );
     assert.equal(waits, 1, 'a stalled reader is waited for once');
   });
 
   it('refuses an append after the stream completed with a coded error', async () => {
     const g = gatedLog();
     const host: StreamHost = {
-      sessionId: 's', epoch: 'E', fence: undefined, log: g.log, replayPageSize: 10, now: () => 0, onStreamComplete: () => {}, onStoreFailure: () => {},
+      sessionId: 's',
+      epoch: 'E',
+      fence: undefined,
+      log: g.log,
+      replayPageSize: 10,
+      now: () => 0,
+      onStreamComplete: () => {},
+      onStoreFailure: () => {},
     };
     const stream = await OutboundStream.open(host, 'r1', { kind: 'request', requestIds: ['1'] });
     await stream.append('{"jsonrpc":"2.0","id":1,"result":{}}');

@@ -151,9 +151,24 @@ describe('host-guard: isLoopbackHost', () => {
 
   it('rejects everything else', () => {
     for (const h of [
-      '', '0.0.0.0', '::', '[::]', '192.168.1.1', '10.0.0.1', '128.0.0.1', '1.127.0.0.1',
-      'example.com', 'localhost.evil.example', 'evil-localhost', '127.0.0.1.evil.example', '127.0.0.1:3000',
-      'localhost:3000', '[::1]:3000', ' localhost', '127.0.0', '127.0.0.1.',
+      '',
+      '0.0.0.0',
+      '::',
+      '[::]',
+      '192.168.1.1',
+      '10.0.0.1',
+      '128.0.0.1',
+      '1.127.0.0.1',
+      'example.com',
+      'localhost.evil.example',
+      'evil-localhost',
+      '127.0.0.1.evil.example',
+      '127.0.0.1:3000',
+      'localhost:3000',
+      '[::1]:3000',
+      ' localhost',
+      '127.0.0',
+      '127.0.0.1.',
     ]) {
       assert.equal(isLoopbackHost(h), false, h);
     }

@@ -1,14 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  classify,
-  errorResponse,
-  isNotification,
-  isRequest,
-  isResponse,
-  type JsonRpcMessage,
-  type MessageKind,
-} from '../../src/protocol/jsonrpc.js';
+import { classify, errorResponse, isNotification, isRequest, isResponse, type JsonRpcMessage, type MessageKind } from '../../src/protocol/jsonrpc.js';
 import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -111,7 +103,10 @@ describe('jsonrpc: classify rejects invalid shapes with invalid-request', () => 
   ];
   for (const [label, value] of invalid) {
     it(label, () => {
-      assert.throws(() => classify(value), (err: unknown) => isContinuityError(err, 'invalid-request') && err.status === 400);
+      assert.throws(
+        () => classify(value),
+        (err: unknown) => isContinuityError(err, 'invalid-request') && err.status === 400,
+      );
     });
   }
 });

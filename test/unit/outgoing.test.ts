@@ -8,7 +8,7 @@ import { isContinuityError } from '../../src/protocol/errors.js';
 import type { JsonRpcMessage } from '../../src/protocol/jsonrpc.js';
 import { encodeMessage, encodeResponse } from '../../src/server/session/outgoing.js';
 
-const note = (text: string): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } }) as JsonRpcMessage;
+const note = (text: string): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } });
 
 describe('outgoing payloads', () => {
   it('a message within the limit: its JSON and UTF-8 byte count (not UTF-16 units)', () => {
@@ -23,7 +23,10 @@ describe('outgoing payloads', () => {
     const m = note('€'.repeat(40)); // 40 characters, 120 bytes
     const size = Buffer.byteLength(JSON.stringify(m));
     assert.doesNotThrow(() => encodeMessage(m, size));
-    assert.throws(() => encodeMessage(m, size - 1), (e) => isContinuityError(e, 'event-too-large') && (e.detail as { limit?: number }).limit === size - 1);
+    assert.throws(
+      () => encodeMessage(m, size - 1),
+      (e) => isContinuityError(e, 'event-too-large') && (e.detail as { limit?: number }).limit === size - 1,
+    );
   });
 
   it('a response past the limit becomes an event-too-large error answering the same id', () => {

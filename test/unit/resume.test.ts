@@ -58,14 +58,17 @@ describe('resume: checkCursor', () => {
     assert.deepEqual(checkCursor(raw, EPOCH, []), cursor(5));
   });
 
-  for (const bad of ['', 'garbage', `${EPOCH}.${STREAM}.0.${chain(1)}`, `${EPOCH}.${STREAM}.5.short`, `${raw}.x`, `${raw} `, 'a'.repeat(500)]) {
+  for (const bad of ['', 'garbage', `${EPOCH}.${STREAM}.00.${chain(1)}`, `${EPOCH}.${STREAM}.5.short`, `${raw}.x`, `${raw} `, 'a'.repeat(500)]) {
     it(`malformed ${JSON.stringify(bad.slice(0, 40))} → cursor-invalid (malformed)`, () => {
-      assert.throws(() => checkCursor(bad, EPOCH, PAST), (err: unknown) => {
-        assert.ok(isCode('cursor-invalid', 'malformed')(err), `expected cursor-invalid (malformed), got ${String(err)}`);
-        assert.ok(isContinuityError(err.cause, 'event-id-invalid'), 'keeps the codec error as cause');
-        assert.equal(err.status, 400);
-        return true;
-      });
+      assert.throws(
+        () => checkCursor(bad, EPOCH, PAST),
+        (err: unknown) => {
+          assert.ok(isCode('cursor-invalid', 'malformed')(err), `expected cursor-invalid (malformed), got ${String(err)}`);
+          assert.ok(isContinuityError(err.cause, 'event-id-invalid'), 'keeps the codec error as cause');
+          assert.equal(err.status, 400);
+          return true;
+        },
+      );
     });
   }
 
@@ -83,12 +86,15 @@ describe('resume: checkCursor', () => {
 
   it('past epoch → replay-epoch-mismatch (409) naming the current epoch', () => {
     for (const past of PAST) {
-      assert.throws(() => checkCursor(formatEventId({ ...cursor(5), epoch: past }), EPOCH, PAST), (err: unknown) => {
-        assert.ok(isContinuityError(err, 'replay-epoch-mismatch'), `expected replay-epoch-mismatch, got ${String(err)}`);
-        assert.equal(err.status, 409);
-        assert.equal(err.detail?.epoch, EPOCH);
-        return true;
-      });
+      assert.throws(
+        () => checkCursor(formatEventId({ ...cursor(5), epoch: past }), EPOCH, PAST),
+        (err: unknown) => {
+          assert.ok(isContinuityError(err, 'replay-epoch-mismatch'), `expected replay-epoch-mismatch, got ${String(err)}`);
+          assert.equal(err.status, 409);
+          assert.equal(err.detail?.epoch, EPOCH);
+          return true;
+        },
+      );
     }
   });
 
@@ -99,7 +105,10 @@ describe('resume: checkCursor', () => {
 
 describe('resume: checkPosition', () => {
   it('unknown stream (head undefined) → cursor-invalid (unknown-stream)', async () => {
-    await assert.rejects(checkPosition(cursor(1), undefined, async () => chain(1)), isCode('cursor-invalid', 'unknown-stream'));
+    await assert.rejects(
+      checkPosition(cursor(1), undefined, async () => chain(1)),
+      isCode('cursor-invalid', 'unknown-stream'),
+    );
   });
 
   it('success inside the window returns cursor.seq and checks the stored chain of that event', async () => {
@@ -150,6 +159,15 @@ describe('resume: checkPosition', () => {
     }
   });
 
+  it('the start cursor (seq 0, the seed): from the start while nothing is trimmed, else replay-window-exceeded', async () => {
+    const whole = head(1, 10);
+    assert.equal(await checkPosition(cursor(0), whole, store(whole).chainAt), 0);
+    assert.equal(await checkPosition(cursor(0), head(1, 0), store(head(1, 0)).chainAt), 0, 'an empty stream too');
+    await assert.rejects(checkPosition(cursor(0, chain(3)), whole, store(whole).chainAt), isCode('cursor-invalid', 'chain-mismatch'));
+    const trimmed = head(2, 10);
+    await assert.rejects(checkPosition(cursor(0), trimmed, store(trimmed).chainAt), isCode('replay-window-exceeded'));
+  });
+
   it('at firstSeq - 1 compares baseChain without reading the log', async () => {
     const h = head(6, 10);
     const s = store(h);
@@ -190,16 +208,24 @@ describe('resume: checkPosition', () => {
 
   it('chainAt returning undefined (trimmed meanwhile) → replay-window-exceeded', async () => {
     const h = head(1, 10);
-    await assert.rejects(checkPosition(cursor(4), h, async () => undefined), (err: unknown) => {
-      assert.ok(isContinuityError(err, 'replay-window-exceeded'), `expected replay-window-exceeded, got ${String(err)}`);
-      assert.equal(err.detail?.cursorSeq, 4);
-      return true;
-    });
+    await assert.rejects(
+      checkPosition(cursor(4), h, async () => undefined),
+      (err: unknown) => {
+        assert.ok(isContinuityError(err, 'replay-window-exceeded'), `expected replay-window-exceeded, got ${String(err)}`);
+        assert.equal(err.detail?.cursorSeq, 4);
+        return true;
+      },
+    );
   });
 
   it('a failing chainAt propagates its error', async () => {
     const h = head(1, 10);
     const boom = new Error('store down');
-    await assert.rejects(checkPosition(cursor(4), h, async () => { throw boom; }), (err: unknown) => err === boom);
+    await assert.rejects(
+      checkPosition(cursor(4), h, async () => {
+        throw boom;
+      }),
+      (err: unknown) => err === boom,
+    );
   });
 });

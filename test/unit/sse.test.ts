@@ -107,12 +107,7 @@ describe('sse: encodeSseEvent round trips through eventsource-parser', () => {
   });
 
   it('several events in one stream parse back in order', () => {
-    const input: SseEvent[] = [
-      { id: '1', data: 'a\r\nb' },
-      { data: '' },
-      { id: '3', event: 'x', data: '\n' },
-      { data: 'last' },
-    ];
+    const input: SseEvent[] = [{ id: '1', data: 'a\r\nb' }, { data: '' }, { id: '3', event: 'x', data: '\n' }, { data: 'last' }];
     const parsed = parse(input.map(encodeSseEvent).join(''));
     assert.deepEqual(parsed.errors, []);
     assert.deepEqual(
@@ -131,7 +126,14 @@ describe('sse: encodeSseEvent round trips through eventsource-parser', () => {
 });
 
 describe('sse: forbidden characters in id and event', () => {
-  for (const [label, bad] of [['CR', 'a\rb'], ['LF', 'a\nb'], ['CRLF', 'a\r\nb'], ['NUL', 'a\u0000b'], ['trailing LF', 'ab\n'], ['only NUL', '\u0000']] as const) {
+  for (const [label, bad] of [
+    ['CR', 'a\rb'],
+    ['LF', 'a\nb'],
+    ['CRLF', 'a\r\nb'],
+    ['NUL', 'a\u0000b'],
+    ['trailing LF', 'ab\n'],
+    ['only NUL', '\u0000'],
+  ] as const) {
     it(`id with ${label} throws sse-field-invalid`, () => assertFieldInvalid(() => encodeSseEvent({ id: bad, data: 'x' })));
     it(`event with ${label} throws sse-field-invalid`, () => assertFieldInvalid(() => encodeSseEvent({ event: bad, data: 'x' })));
   }
@@ -180,7 +182,10 @@ describe('sse: comments', () => {
   it('a comment is ignored by the parser and dispatches nothing', () => {
     const parsed = parse(`${encodeSseComment('keep-alive')}${encodeSseEvent({ data: 'after' })}`);
     assert.deepEqual(parsed.comments, ['keep-alive']);
-    assert.deepEqual(parsed.events.map((e) => e.data), ['after']);
+    assert.deepEqual(
+      parsed.events.map((e) => e.data),
+      ['after'],
+    );
     assert.deepEqual(parsed.errors, []);
   });
 

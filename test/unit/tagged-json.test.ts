@@ -13,7 +13,10 @@ describe('tagged JSON', () => {
       nothing: undefined,
       numbers: [1, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0.5],
       big: 12345678901234567890n,
-      map: new Map<unknown, unknown>([['k', new Date(0)], [1, { x: undefined }]]),
+      map: new Map<unknown, unknown>([
+        ['k', new Date(0)],
+        [1, { x: undefined }],
+      ]),
       set: new Set(['a', 2]),
       bytes: new Uint8Array([0, 255, 7]),
       nested: { list: [undefined, null, 'x', { deep: new URL('urn:x') }] },
@@ -35,7 +38,10 @@ describe('tagged JSON', () => {
 
   it('reads like JSON where JSON keeps things: toJSON, functions and symbols left out, instances as their fields', () => {
     class Point {
-      constructor(readonly x: number, readonly y: number) {}
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
     }
     const value = { p: new Point(1, 2), f: () => 1, s: Symbol('s'), j: { toJSON: () => 'as-json' }, list: [() => 1] };
     assert.deepStrictEqual(roundTrip(value), { p: { x: 1, y: 2 }, j: 'as-json', list: [null] });

@@ -119,7 +119,6 @@ const EXPECTED: Record<UpgradeState, Record<UpgradeInput, Expect>> = {
 const show = (s: UpgradeState, i: UpgradeInput, t: Transition | undefined): string =>
   `transition(${s}, ${i}) = ${t === undefined ? 'undefined' : `{ state: ${String(t.state)}, action: ${String(t.action)} }`}`;
 
-
 const SEED = Number(process.env.UPGRADE_STATE_SEED ?? 0x2fa708dd) >>> 0;
 const WALK_STEPS = 10_000;
 

@@ -9,7 +9,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import WebSocket from 'ws';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
 import { memoryStore } from '../../src/store/memory/index.js';
-import { initialize, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
+import { initialize, messages, readUntilSentinel, rpc, send, sessionHeaders, type Handshake } from '../helpers/sse-client.js';
 import { prng } from '../helpers/stream-server.js';
 import { waitFor, within } from '../helpers/wait.js';
 
@@ -43,7 +43,12 @@ function requestOffer(f: Fixture, h: Handshake): Promise<Offer> {
 }
 
 /** A WebSocket handshake; resolves with the socket, or with the HTTP status of a refusal. */
-function handshake(f: Fixture, h: Handshake, token: string | undefined, protocol = 'mcp.v1'): Promise<{ ws?: WebSocket; status?: number | undefined; reason?: string | undefined }> {
+function handshake(
+  f: Fixture,
+  h: Handshake,
+  token: string | undefined,
+  protocol = 'mcp.v1',
+): Promise<{ ws?: WebSocket; status?: number | undefined; reason?: string | undefined }> {
   const url = new URL(f.url);
   url.protocol = 'ws:';
   const headers: Record<string, string> = { 'mcp-session-id': h.sessionId };
@@ -55,7 +60,9 @@ function handshake(f: Fixture, h: Handshake, token: string | undefined, protocol
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode, reason: (JSON.parse(body || '{}') as { error?: { data?: { reason?: string } } }).error?.data?.reason }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, reason: (JSON.parse(body || '{}') as { error?: { data?: { reason?: string } } }).error?.data?.reason }),
+      );
     });
     ws.once('error', () => {});
   });
@@ -197,8 +204,9 @@ describe('upgrade limits', () => {
       const a = await initialize(f.url);
       await requestOffer(f, a);
       const b = await initialize(f.url);
-      const r = await send(f.url, { headers: sessionHeaders(b, { 'x-mcp-upgrade': 'websocket' }), timeoutMs: 300 });
+      const { response: r } = await readUntilSentinel(f.url, sessionHeaders(b), sessionHeaders(b, { 'x-mcp-upgrade': 'websocket' }));
       assert.equal(r.status, 200, 'status');
+      assert.equal(r.headers['x-mcp-upgrade'], undefined, 'no offer announced');
       assert.ok(!r.text.includes(UPGRADE_ACCEPTED), 'no second offer while one is pending');
     } finally {
       await f.close();
@@ -209,7 +217,8 @@ describe('upgrade limits', () => {
     const f = await startFixture({ keepAliveMs: 0 });
     try {
       const h = await initialize(f.url);
-      const r = await send(f.url, { headers: sessionHeaders(h, { 'x-mcp-upgrade': 'websocket' }), timeoutMs: 300 });
+      const { response: r } = await readUntilSentinel(f.url, sessionHeaders(h), sessionHeaders(h, { 'x-mcp-upgrade': 'websocket' }));
+      assert.equal(r.headers['x-mcp-upgrade'], undefined, 'no offer announced');
       assert.ok(!r.text.includes(UPGRADE_ACCEPTED), 'no offer');
       assert.equal((await handshake(f, h, 'x')).status, 400, 'handshake refused');
     } finally {
@@ -254,28 +263,40 @@ describe('admission on the socket', () => {
 });
 
 describe('the offer and a request stream still closing in the store', () => {
-  test('a GET asking for the upgrade right after a call gets the offer while that call\'s stream close is still being written', async () => {
+  test("a GET asking for the upgrade right after a call gets the offer while that call's stream close is still being written", async () => {
     // A remote store can take longer to record a finished stream's close than the client
-    // takes to send its next request; hold every close until the offer has been read.
+    // takes to send its next request. Once the session is up, every close is held until the
+    // offer has been read: the call's response has its result but has not ended yet.
     const store = memoryStore();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
     let closesHeld = 0;
     const closeStream = store.log.closeStream.bind(store.log);
     store.log.closeStream = async (...args: Parameters<typeof closeStream>) => {
-      closesHeld++;
-      await held;
+      if (holding) {
+        closesHeld++;
+        await held;
+      }
       return closeStream(...args);
     };
     const f = await startFixture({ store, upgrade: { websocket: true }, keepAliveMs: 0 });
     try {
       const h = await initialize(f.url);
-      const listed = await send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
-      assert.equal(listed.status, 200);
+      holding = true;
+      const listing = send(f.url, { body: rpc('tools/list'), headers: sessionHeaders(h) });
       await waitFor(() => closesHeld > 0, 'a finished request stream waiting for its close');
       const offer = await within(requestOffer(f, h), 'the offer');
       assert.ok(offer.token.length > 0);
       offer.req.destroy();
+      release();
+      const listed = await listing;
+      assert.equal(listed.status, 200);
+      assert.equal(listed.timedOut, false, "the call's response ends once its close is written");
+      assert.ok(
+        messages(listed.events).some((m) => Array.isArray((m.result as { tools?: unknown } | undefined)?.tools)),
+        "the call's result",
+      );
     } finally {
       release();
       await f.close();

@@ -25,7 +25,12 @@ async function referenceBurst(events: number): Promise<Observation[]> {
     const rows: Observation[] = [];
     for (const client of ['mcp-continuity', 'official SDK'] as const) {
       // Cut the first response only: the resume itself is left alone.
-      const proxy = await startHttpChaosProxy({ targets: [reference.url.origin], cutAfterEvents: 30, mode: 'rst', onFault: () => proxy.configure({ cutAfterEvents: undefined }) });
+      const proxy = await startHttpChaosProxy({
+        targets: [reference.url.origin],
+        cutAfterEvents: 30,
+        mode: 'rst',
+        onFault: () => proxy.configure({ cutAfterEvents: undefined }),
+      });
       try {
         rows.push(await observe(client, new URL(reference.url.pathname, proxy.url), events, { hangMs: 5_000, intervalMs: 0 }));
       } finally {
@@ -40,8 +45,13 @@ async function referenceBurst(events: number): Promise<Observation[]> {
 
 /** Runs the demo; resolves to its exit code. */
 export async function demo(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { events: { type: 'string', default: '200' }, 'no-color': { type: 'boolean', default: false } }, strict: true });
-  if (!/^\d+$/.test(values.events) || Number(values.events) < 30 || Number(values.events) > 5000) throw new UsageError(`--events must be a whole number from 30 to 5000, got ${JSON.stringify(values.events)}`, 'demo');
+  const { values } = parseArgs({
+    args: argv,
+    options: { events: { type: 'string', default: '200' }, 'no-color': { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (!/^\d+$/.test(values.events) || Number(values.events) < 30 || Number(values.events) > 5000)
+    throw new UsageError(`--events must be a whole number from 30 to 5000, got ${JSON.stringify(values.events)}`, 'demo');
   const events = Number(values.events);
   const colour = process.stdout.isTTY && !values['no-color'] && !process.env['NO_COLOR'];
   const dir = mkdtempSync(join(tmpdir(), 'mcp-continuity-demo-'));
@@ -74,7 +84,9 @@ export async function demo(argv: string[]): Promise<number> {
       }
       console.log(`\n${renderScenario(`2. kill -9 of the server after ${Math.floor(events / 3)} events, restarted on the same SQLite file`, restart, colour)}`);
       const burst = await referenceBurst(events);
-      console.log(`\n${renderScenario(`3. the official SDK server (InMemoryEventStore): ${events} events in one burst, the stream reset after 30`, burst, colour)}`);
+      console.log(
+        `\n${renderScenario(`3. the official SDK server (InMemoryEventStore): ${events} events in one burst, the stream reset after 30`, burst, colour)}`,
+      );
       console.log(`\n${summary([...cut, ...restart, ...burst])}; finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     } finally {
       await proxy.close();

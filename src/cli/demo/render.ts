@@ -42,12 +42,17 @@ export function strip(o: Pick<Observation, 'events' | 'seqs' | 'outcome'>, colum
 export function renderScenario(title: string, rows: Observation[], colour: boolean): string {
   const paint = (t: string, code: string): string => (colour ? `\x1b[${code}m${t}\x1b[0m` : t);
   const num = (n: number, width: number): string => (n > 0 ? paint(String(n).padStart(width), '31;1') : String(n).padStart(width));
-  const lines = [paint(title, '1'), `  ${'client'.padEnd(16)}${'events'.padStart(7)}${'lost'.padStart(6)}${'dup'.padStart(5)}${'reord'.padStart(7)}  ${'divergence detected'.padEnd(30)}call`];
+  const lines = [
+    paint(title, '1'),
+    `  ${'client'.padEnd(16)}${'events'.padStart(7)}${'lost'.padStart(6)}${'dup'.padStart(5)}${'reord'.padStart(7)}  ${'divergence detected'.padEnd(30)}call`,
+  ];
   for (const r of rows) {
     const d = r.divergences[0];
     const detected = d ? `${d.code} in ${d.detectMs} ms` : 'none';
     const outcome = r.outcome === 'completed' ? paint('completed', '32') : paint(`${r.outcome}: ${r.detail}`, '31');
-    lines.push(`  ${r.client.padEnd(16)}${String(r.received).padStart(7)}${num(r.lost, 6)}${num(r.duplicated, 5)}${num(r.reordered, 7)}  ${detected.padEnd(30)}${outcome}`);
+    lines.push(
+      `  ${r.client.padEnd(16)}${String(r.received).padStart(7)}${num(r.lost, 6)}${num(r.duplicated, 5)}${num(r.reordered, 7)}  ${detected.padEnd(30)}${outcome}`,
+    );
     lines.push(`  ${''.padEnd(16)}${strip(r)}`);
   }
   return lines.join('\n');

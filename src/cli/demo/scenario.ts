@@ -36,7 +36,11 @@ export class ServerProcess {
   ) {}
   async start(): Promise<URL> {
     // Run the same CLI entry point (dist, or src under tsx) with the same loader flags.
-    const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, 'serve', '--port', String(this.port), '--store', `sqlite:${this.db}`, '--quiet'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, process.argv[1] as string, 'serve', '--port', String(this.port), '--store', `sqlite:${this.db}`, '--quiet'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     this.child = child;
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
@@ -54,8 +58,11 @@ export class ServerProcess {
 }
 
 function makeTransport(kind: Observation['client'], url: URL, divergences: DivergenceReport[]): Transport {
-  if (kind === 'mcp-continuity') return new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, onDivergence: (r) => divergences.push(r) });
-  return new StreamableHTTPClientTransport(url, { reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 } });
+  if (kind === 'mcp-continuity')
+    return new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 }, onDivergence: (r) => divergences.push(r) });
+  return new StreamableHTTPClientTransport(url, {
+    reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 },
+  });
 }
 
 /**
@@ -93,7 +100,9 @@ export async function observe(
     const hung = new Promise<'hung'>((resolve) => {
       timer = setTimeout(() => resolve('hung'), options.hangMs);
     });
-    const call = client.callTool({ name: 'emit', arguments: { count: events, intervalMs: options.intervalMs ?? 10 } }, undefined, { timeout: options.hangMs * 2 });
+    const call = client.callTool({ name: 'emit', arguments: { count: events, intervalMs: options.intervalMs ?? 10 } }, undefined, {
+      timeout: options.hangMs * 2,
+    });
     const result = await Promise.race([call, hung]).finally(() => clearTimeout(timer));
     call.catch(() => undefined);
     if (result === 'hung') {
@@ -121,5 +130,17 @@ export async function observe(
   const top = outcome === 'completed' ? events : highest;
   let lost = 0;
   for (let s = 1; s <= top; s++) if (!counts.has(s)) lost++;
-  return { client: kind, events, seqs, received: seqs.length, lost, duplicated, reordered, outcome, detail, divergences, ms: Math.round(performance.now() - started) };
+  return {
+    client: kind,
+    events,
+    seqs,
+    received: seqs.length,
+    lost,
+    duplicated,
+    reordered,
+    outcome,
+    detail,
+    divergences,
+    ms: Math.round(performance.now() - started),
+  };
 }

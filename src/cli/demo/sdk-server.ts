@@ -33,7 +33,9 @@ export async function startReferenceServer(options: { eventStore?: boolean } = {
       const existing = typeof id === 'string' ? sessions.get(id) : undefined;
       if (existing) return existing.handleRequest(req, res, req.method === 'POST' ? await body(req) : undefined);
       if (typeof id === 'string') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
         return;
       }
       const transport = new StreamableHTTPServerTransport({

@@ -70,15 +70,27 @@ export const upgradeBoundary: Check = {
     const session = await openSession(ctx);
     try {
       const offer = await exchange(
-        { method: 'GET', url: ctx.url, headers: sessionHeaders(session, { 'x-mcp-upgrade': 'websocket' }), cutWhen: (e) => e.some((x) => x.event === 'upgrade-accepted' || x.data.includes('upgrade-accepted')), idleMs: 1000 },
+        {
+          method: 'GET',
+          url: ctx.url,
+          headers: sessionHeaders(session, { 'x-mcp-upgrade': 'websocket' }),
+          cutWhen: (e) => e.some((x) => x.event === 'upgrade-accepted' || x.data.includes('upgrade-accepted')),
+          idleMs: 1000,
+        },
         ctx.timeoutMs,
       );
       const accepted = offer.events.find((x) => x.event === 'upgrade-accepted' || x.data.includes('upgrade-accepted'));
       if (offer.status !== 200 || accepted?.id === undefined) return notApplicable('the server offers no SSE→WebSocket upgrade', [offer.evidence]);
-      const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: accepted.id }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
+      const resume = await exchange(
+        { method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: accepted.id }), idleMs: 1000, cutWhen: (e) => e.length > 0 },
+        ctx.timeoutMs,
+      );
       const evidence = [offer.evidence, resume.evidence];
       if (resume.status === 410) return pass(`refused with 410 (${reasonOf(resume)})`, evidence);
-      return fail(`a resume at the upgrade offer got HTTP ${resume.status}${resume.status === 200 ? ` with ${resume.events.length} events` : ''}, not 410`, evidence);
+      return fail(
+        `a resume at the upgrade offer got HTTP ${resume.status}${resume.status === 200 ? ` with ${resume.events.length} events` : ''}, not 410`,
+        evidence,
+      );
     } finally {
       await closeSession(ctx, session);
     }

@@ -21,15 +21,28 @@ export const foreignCursor: Check = {
       a.nextId = A_IDS;
       const tool = ctx.tool?.stream === 'post' ? ctx.tool : undefined;
       const sent = tool ? await callTool(ctx, a, tool, 5, ctx.intervalMs) : { id: a.nextId++, exchange: undefined };
-      const source = sent.exchange ?? (await exchange({ method: 'POST', url: ctx.url, headers: sessionHeaders(a), body: { jsonrpc: '2.0', id: sent.id, method: 'ping' } }, ctx.timeoutMs));
+      const source =
+        sent.exchange ??
+        (await exchange({ method: 'POST', url: ctx.url, headers: sessionHeaders(a), body: { jsonrpc: '2.0', id: sent.id, method: 'ping' } }, ctx.timeoutMs));
       const cursor = source.events.find((e) => e.id)?.id;
       if (cursor === undefined) return notApplicable('the server sent no event IDs on a POST stream', [source.evidence]);
       const b = await openSession(ctx);
       try {
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(b, { [Header.LastEventId]: cursor }), idleMs: 1000 }, ctx.timeoutMs);
+        const resume = await exchange(
+          { method: 'GET', url: ctx.url, headers: sessionHeaders(b, { [Header.LastEventId]: cursor }), idleMs: 1000 },
+          ctx.timeoutMs,
+        );
         const evidence = [source.evidence, resume.evidence];
-        const leaks = findLeaks(messages(source.events), messages(resume.events), { requestIds: [sent.id], progressTokens: [`probe-${sent.id}`], sessionId: a.id });
-        if (leaks.length > 0) return fail(`session B received ${leaks.length} of session A's messages by presenting A's cursor: ${[...new Set(leaks)].slice(0, 3).join('; ')}`, evidence);
+        const leaks = findLeaks(messages(source.events), messages(resume.events), {
+          requestIds: [sent.id],
+          progressTokens: [`probe-${sent.id}`],
+          sessionId: a.id,
+        });
+        if (leaks.length > 0)
+          return fail(
+            `session B received ${leaks.length} of session A's messages by presenting A's cursor: ${[...new Set(leaks)].slice(0, 3).join('; ')}`,
+            evidence,
+          );
         if (refuses(resume.status)) return pass(`refused with HTTP ${resume.status} (${reasonOf(resume)})`, evidence);
         return pass(`nothing of session A's reached B (but HTTP ${resume.status} rather than a refusal)`, evidence);
       } finally {

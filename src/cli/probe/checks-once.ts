@@ -48,17 +48,28 @@ export const atMostOnce: Check = {
         evidence.push(cut.evidence);
         const cursor = cut.events.filter((e) => e.id).at(-1)?.id;
         if (cursor !== undefined) {
-          const resumed = await exchange({ method: 'GET', url: replica, headers: sessionHeaders(session, { [Header.LastEventId]: cursor }), cutWhen: (e) => responseTo(e, id) !== undefined, idleMs: Math.max(2000, ctx.intervalMs * 20) }, ctx.timeoutMs + ctx.events * ctx.intervalMs);
+          const resumed = await exchange(
+            {
+              method: 'GET',
+              url: replica,
+              headers: sessionHeaders(session, { [Header.LastEventId]: cursor }),
+              cutWhen: (e) => responseTo(e, id) !== undefined,
+              idleMs: Math.max(2000, ctx.intervalMs * 20),
+            },
+            ctx.timeoutMs + ctx.events * ctx.intervalMs,
+          );
           evidence.push(resumed.evidence);
           const runs = runsOf(responseTo(resumed.events, id));
-          if (runs !== undefined && runs > expected) return fail(`resumed on ${replica.href}, the cut call reported run ${runs}, not ${expected}: it ran again`, evidence);
+          if (runs !== undefined && runs > expected)
+            return fail(`resumed on ${replica.href}, the cut call reported run ${runs}, not ${expected}: it ran again`, evidence);
         }
         const there = { ...session, url: replica };
         const next = await count(ctx, there);
         session.nextId = there.nextId;
         expected++;
         evidence.push(next.evidence);
-        if (next.runs !== undefined && next.runs > expected) return fail(`on ${replica.href} the tool has run ${next.runs} times where ${expected} calls were made: a call ran more than once`, evidence);
+        if (next.runs !== undefined && next.runs > expected)
+          return fail(`on ${replica.href} the tool has run ${next.runs} times where ${expected} calls were made: a call ran more than once`, evidence);
       }
       return pass(`${expected - first.runs + 1} calls, ${expected - first.runs + 1} runs, across ${ctx.replicas.length} replica(s)`, evidence);
     } finally {

@@ -28,7 +28,10 @@ export const priming: Check = {
   run: (ctx) =>
     withSession(ctx, async (session) => {
       if (session.protocolVersion < '2025-11-25') return notApplicable(`the server negotiated ${session.protocolVersion}; priming is a 2025-11-25 rule`);
-      const post = await exchange({ method: 'POST', url: ctx.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method: 'ping' } }, ctx.timeoutMs);
+      const post = await exchange(
+        { method: 'POST', url: ctx.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method: 'ping' } },
+        ctx.timeoutMs,
+      );
       if (post.ended === 'not-sse') return notApplicable('the server answers POSTs with JSON, not a stream', [post.evidence]);
       const first = post.events[0];
       const primed = first !== undefined && first.id !== undefined && first.id !== '' && first.data.trim() === '';
@@ -52,7 +55,8 @@ export const resumePost: Check = {
       const ref = await reference(ctx, session, tool);
       if (ref.call.ended === 'not-sse') return notApplicable('the server answers tool calls with JSON, not a stream', [ref.call.evidence]);
       const run = await cutAndResume(ctx, session, tool, ref.keys);
-      if ('refusedCall' in run) return { ...notApplicable('the call stream carried no event IDs to resume from', [run.refusedCall.evidence]), resumable: false };
+      if ('refusedCall' in run)
+        return { ...notApplicable('the call stream carried no event IDs to resume from', [run.refusedCall.evidence]), resumable: false };
       const judged = judgeResume({ status: run.resume.status, reason: reasonOf(run.resume), timeline: run.timeline });
       const cutAt = run.timeline.marks.findIndex((m) => m.kind === 'cut');
       return { ...judged, detail: `cut after ${cutAt} events; ${judged.detail}`, evidence: run.evidence, timeline: run.timeline };
@@ -84,8 +88,15 @@ export const resumeGet: Check = {
         const cut = await reading;
         await call;
         const cursor = cut.events.filter((e) => e.id).at(-1)?.id;
-        if (cut.status !== 200 || cursor === undefined) return { ...notApplicable(`the GET stream gave no event IDs (HTTP ${cut.status})`, [cut.evidence]), resumable: cut.status === 200 ? false : undefined };
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, idleMs: Math.max(1000, ctx.intervalMs * 20) }, ctx.timeoutMs);
+        if (cut.status !== 200 || cursor === undefined)
+          return {
+            ...notApplicable(`the GET stream gave no event IDs (HTTP ${cut.status})`, [cut.evidence]),
+            resumable: cut.status === 200 ? false : undefined,
+          };
+        const resume = await exchange(
+          { method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, idleMs: Math.max(1000, ctx.intervalMs * 20) },
+          ctx.timeoutMs,
+        );
         const expected = Array.from({ length: ctx.events }, (_, i) => `log ${i + 1}`);
         const timeline = analyzeTimeline(expected, messages(cut.events).map(eventKey), resume.status === 200 ? messages(resume.events).map(eventKey) : []);
         return { ...judgeResume({ status: resume.status, reason: reasonOf(resume), timeline }), evidence: [cut.evidence, resume.evidence], timeline };
@@ -94,23 +105,42 @@ export const resumeGet: Check = {
       const first = await exchange({ method: 'GET', url: ctx.url, headers, cutWhen: (e) => e.some((x) => x.id), idleMs: 1000 }, ctx.timeoutMs);
       if (first.status === 405) return notApplicable('the server offers no GET stream (405)', [first.evidence]);
       const cursor = first.events.find((e) => e.id)?.id;
-      if (first.status !== 200 || cursor === undefined) return { ...notApplicable(`the GET stream sent no event ID to resume from (HTTP ${first.status})`, [first.evidence]), resumable: first.status === 200 ? false : undefined };
-      const resume = await exchange({ method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, cutWhen: () => true, idleMs: 1000 }, ctx.timeoutMs);
+      if (first.status !== 200 || cursor === undefined)
+        return {
+          ...notApplicable(`the GET stream sent no event ID to resume from (HTTP ${first.status})`, [first.evidence]),
+          resumable: first.status === 200 ? false : undefined,
+        };
+      const resume = await exchange(
+        { method: 'GET', url: ctx.url, headers: { ...headers, [Header.LastEventId]: cursor }, cutWhen: () => true, idleMs: 1000 },
+        ctx.timeoutMs,
+      );
       const evidence = [first.evidence, resume.evidence];
-      if (resume.status !== 200) return { ...fail(`resuming the GET stream from its own priming ID got HTTP ${resume.status} (${reasonOf(resume)})`, evidence), severity: 'deviation', resumable: false };
+      if (resume.status !== 200)
+        return {
+          ...fail(`resuming the GET stream from its own priming ID got HTTP ${resume.status} (${reasonOf(resume)})`, evidence),
+          severity: 'deviation',
+          resumable: false,
+        };
       return { ...pass('resumed the GET stream from its priming ID (no events were pending)', evidence), resumable: true };
     }),
 };
 
 /** The burst: a tool with no timer between events, or else a JSON-RPC batch (2025-03-26). */
-async function burst(ctx: CheckContext, session: ProbeSession): Promise<{ events: SseEvent[]; evidence: string; source: string } | { none: string; evidence?: string }> {
+async function burst(
+  ctx: CheckContext,
+  session: ProbeSession,
+): Promise<{ events: SseEvent[]; evidence: string; source: string } | { none: string; evidence?: string }> {
   if (ctx.tool?.burst && ctx.tool.stream === 'post') {
     const { exchange: call } = await callTool(ctx, session, ctx.tool, BURST, 0);
     return { events: call.events, evidence: call.evidence, source: `${ctx.tool.name} with ${BURST} events and no delay` };
   }
   const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: 1000 + i, method: 'ping' }));
   const post = await exchange({ method: 'POST', url: ctx.url, headers: sessionHeaders(session), body: batch }, ctx.timeoutMs);
-  if (post.status !== 200 || post.ended === 'not-sse') return { none: `no burst source: no tool sends a burst and a batch of 100 pings got HTTP ${post.status}${post.ended === 'not-sse' ? ' (JSON)' : ''}`, evidence: post.evidence };
+  if (post.status !== 200 || post.ended === 'not-sse')
+    return {
+      none: `no burst source: no tool sends a burst and a batch of 100 pings got HTTP ${post.status}${post.ended === 'not-sse' ? ' (JSON)' : ''}`,
+      evidence: post.evidence,
+    };
   return { events: post.events, evidence: post.evidence, source: 'a JSON-RPC batch of 100 pings (2025-03-26)' };
 }
 
@@ -134,12 +164,21 @@ export const sameMillisecond: Check = {
         const first = withPayload[0];
         if (first?.id === undefined) return { ...notApplicable('the burst carried no event IDs', [source.evidence]), resumable: false };
         const keys = withPayload.map((e) => eventKey(messages([e])[0] ?? {}));
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: first.id }), idleMs: 1500 }, ctx.timeoutMs);
+        const resume = await exchange(
+          { method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: first.id }), idleMs: 1500 },
+          ctx.timeoutMs,
+        );
         const after = resume.status === 200 ? messages(resume.events).map(eventKey) : [];
         const timeline = analyzeTimeline(keys, [keys[0] ?? ''], after);
         const evidence = [source.evidence, resume.evidence];
-        if (resume.status !== 200) return { ...fail(`resuming after the first event of ${source.source} got HTTP ${resume.status} (${reasonOf(resume)})`, evidence, timeline), severity: 'deviation', resumable: false };
-        if (!intact(timeline)) return { ...fail(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline), resumable: true };
+        if (resume.status !== 200)
+          return {
+            ...fail(`resuming after the first event of ${source.source} got HTTP ${resume.status} (${reasonOf(resume)})`, evidence, timeline),
+            severity: 'deviation',
+            resumable: false,
+          };
+        if (!intact(timeline))
+          return { ...fail(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline), resumable: true };
         return { ...pass(`${source.source}, resumed after the first: ${describeTimeline(timeline)}`, evidence, timeline), resumable: true };
       },
       version,
@@ -157,7 +196,10 @@ export const unknownCursor: Check = {
     withSession(ctx, async (session) => {
       const evidence: string[] = [];
       for (const cursor of ['mcp-continuity-probe-forged-cursor', '0']) {
-        const resume = await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: cursor }), idleMs: 1000, cutWhen: (e) => e.length > 0 }, ctx.timeoutMs);
+        const resume = await exchange(
+          { method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: cursor }), idleMs: 1000, cutWhen: (e) => e.length > 0 },
+          ctx.timeoutMs,
+        );
         evidence.push(resume.evidence);
         if (resume.status === 405) return notApplicable('the server offers no GET stream (405)', evidence);
         const judged = judgeForgedCursor(cursor, resume.status, messages(resume.events).length);

@@ -28,8 +28,16 @@ function via(session: ProbeSession, url: URL): ProbeSession {
 }
 
 /** Sends a request; resolves to its status and answer. */
-async function request(ctx: CheckContext, session: ProbeSession, method: string, params: unknown): Promise<{ status: number; evidence: string; error: unknown }> {
-  const r = await exchange({ method: 'POST', url: session.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method, params } }, ctx.timeoutMs);
+async function request(
+  ctx: CheckContext,
+  session: ProbeSession,
+  method: string,
+  params: unknown,
+): Promise<{ status: number; evidence: string; error: unknown }> {
+  const r = await exchange(
+    { method: 'POST', url: session.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method, params } },
+    ctx.timeoutMs,
+  );
   const answer = (r.json ?? messages(r.events).find((m) => 'result' in m || 'error' in m)) as { error?: unknown } | undefined;
   return { status: r.status, evidence: r.evidence, error: answer?.error };
 }
@@ -39,7 +47,9 @@ async function logsOf(ctx: CheckContext, session: ProbeSession): Promise<{ statu
   const tool = ctx.tool;
   if (!tool) return { status: 0, logs: 0, evidence: '' };
   const { exchange: call } = await callTool(ctx, session, tool, 3, 1);
-  const logs = [...messages(call.events), ...(call.json ? [call.json as Record<string, unknown>] : [])].filter((m) => m['method'] === 'notifications/message').length;
+  const logs = [...messages(call.events), ...(call.json ? [call.json as Record<string, unknown>] : [])].filter(
+    (m) => m['method'] === 'notifications/message',
+  ).length;
   return { status: call.status, logs, evidence: call.evidence };
 }
 
@@ -47,7 +57,17 @@ async function logsOf(ctx: CheckContext, session: ProbeSession): Promise<{ statu
 async function updateArrives(ctx: CheckContext, session: ProbeSession): Promise<{ status: number; arrived: boolean; evidence: string }> {
   let open: () => void = () => undefined;
   const opened = new Promise<void>((resolve) => (open = resolve));
-  const reading = exchange({ method: 'GET', url: session.url, headers: sessionHeaders(session), idleMs: 1500, onOpen: () => open(), cutWhen: (e) => messages(e).some((m) => m['method'] === 'notifications/resources/updated') }, ctx.timeoutMs);
+  const reading = exchange(
+    {
+      method: 'GET',
+      url: session.url,
+      headers: sessionHeaders(session),
+      idleMs: 1500,
+      onOpen: () => open(),
+      cutWhen: (e) => messages(e).some((m) => m['method'] === 'notifications/resources/updated'),
+    },
+    ctx.timeoutMs,
+  );
   await Promise.race([opened, reading.catch(() => undefined)]);
   await request(ctx, session, 'tools/call', { name: UPDATE_TOOL, arguments: {} });
   const r = await reading;
@@ -75,7 +95,8 @@ async function across(ctx: CheckContext, boundary: Boundary, watch: boolean): Pr
     if (logLevel) {
       const before = await logsOf(ctx, session);
       evidence.push(before.evidence);
-      if (before.logs > 0) return notApplicable(`the server sends ordinary log messages although the level is ${LEVEL}: it does not honour logging/setLevel`, evidence);
+      if (before.logs > 0)
+        return notApplicable(`the server sends ordinary log messages although the level is ${LEVEL}: it does not honour logging/setLevel`, evidence);
     }
     if (watch) {
       await request(ctx, session, 'resources/subscribe', { uri: WATCHED });
@@ -83,14 +104,20 @@ async function across(ctx: CheckContext, boundary: Boundary, watch: boolean): Pr
       evidence.push(before.evidence);
       watch = before.arrived;
     }
-    if (!logLevel && !watch) return notApplicable('nothing observable: no tool streams log messages on its call, and no resource update reaches a subscriber', evidence);
+    if (!logLevel && !watch)
+      return notApplicable('nothing observable: no tool streams log messages on its call, and no resource update reaches a subscriber', evidence);
     await boundary.cross();
     const there = via(session, boundary.url);
     if (logLevel) {
       const after = await logsOf(ctx, there);
       evidence.push(after.evidence);
-      if (after.status === 404) return pass(`${boundary.what}: the session was refused with 404 (the client re-initializes and sets its level again)`, evidence);
-      if (after.logs > 0) return fail(`${boundary.what}: the log level ${LEVEL} set with logging/setLevel was lost: ${after.logs} ordinary log messages arrived on a session that answered ${after.status}`, evidence);
+      if (after.status === 404)
+        return pass(`${boundary.what}: the session was refused with 404 (the client re-initializes and sets its level again)`, evidence);
+      if (after.logs > 0)
+        return fail(
+          `${boundary.what}: the log level ${LEVEL} set with logging/setLevel was lost: ${after.logs} ordinary log messages arrived on a session that answered ${after.status}`,
+          evidence,
+        );
       judged.push(`log level ${LEVEL} held`);
     }
     if (watch) {
@@ -129,7 +156,10 @@ export const semanticContinuity: Check = {
 async function hasTool(ctx: CheckContext, name: string): Promise<boolean> {
   const session = await openSession(ctx);
   try {
-    const listed = await exchange({ method: 'POST', url: ctx.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method: 'tools/list' } }, ctx.timeoutMs);
+    const listed = await exchange(
+      { method: 'POST', url: ctx.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method: 'tools/list' } },
+      ctx.timeoutMs,
+    );
     const message = (listed.json ?? messages(listed.events).find((m) => 'result' in m)) as { result?: { tools?: { name?: string }[] } } | undefined;
     return (message?.result?.tools ?? []).some((t) => t.name === name);
   } finally {

@@ -46,10 +46,20 @@ export const deleteSession: Check = {
     if (del.status < 200 || del.status >= 300) return fail(`DELETE got HTTP ${del.status}`, evidence);
     if (after.status !== 404) return fail(`a request after DELETE got HTTP ${after.status}, not 404`, evidence);
     const resumes = [await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session), idleMs: 500, cutWhen: () => true }, ctx.timeoutMs)];
-    if (cursor !== undefined) resumes.push(await exchange({ method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: cursor }), idleMs: 500, cutWhen: () => true }, ctx.timeoutMs));
+    if (cursor !== undefined)
+      resumes.push(
+        await exchange(
+          { method: 'GET', url: ctx.url, headers: sessionHeaders(session, { [Header.LastEventId]: cursor }), idleMs: 500, cutWhen: () => true },
+          ctx.timeoutMs,
+        ),
+      );
     evidence.push(...resumes.map((r) => r.evidence));
     const served = resumes.find((r) => r.status !== 404);
-    if (served) return fail(`a ${served === resumes[1] ? 'resume (GET with Last-Event-ID)' : 'GET stream'} after DELETE got HTTP ${served.status}, not 404: the terminated session is still served`, evidence);
+    if (served)
+      return fail(
+        `a ${served === resumes[1] ? 'resume (GET with Last-Event-ID)' : 'GET stream'} after DELETE got HTTP ${served.status}, not 404: the terminated session is still served`,
+        evidence,
+      );
     return pass(`DELETE got ${del.status}; a POST, a GET${cursor === undefined ? '' : ' and a resume'} after it got 404`, evidence);
   },
 };
@@ -67,7 +77,8 @@ export const replayEpoch: Check = {
       const evidence = [session.init.evidence, get.evidence];
       if (session.epoch === null) return fail('no X-MCP-Replay-Epoch header on the initialize response: a reset log is undetectable', evidence);
       const again = get.headers.get(Header.ReplayEpoch);
-      if (get.status === 200 && again !== session.epoch) return fail(`the GET stream's epoch ${JSON.stringify(again)} differs from initialize's ${JSON.stringify(session.epoch)}`, evidence);
+      if (get.status === 200 && again !== session.epoch)
+        return fail(`the GET stream's epoch ${JSON.stringify(again)} differs from initialize's ${JSON.stringify(session.epoch)}`, evidence);
       return pass(`epoch ${session.epoch} on initialize${get.status === 200 ? ' and on the GET stream' : ''}`, evidence);
     } finally {
       await closeSession(ctx, session);
@@ -83,11 +94,17 @@ export const hostOrigin: Check = {
   severity: 'deviation',
   async run(ctx) {
     if (!isLoopbackHost(ctx.url.hostname)) return notApplicable(`${ctx.url.hostname} is not a loopback address; Host validation is for local servers`);
-    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    };
     const host = await postWithHost(ctx.url, `rebind.example:${ctx.url.port || 80}`, init, ctx.timeoutMs, ctx.headers);
     const origin = await exchange({ method: 'POST', url: ctx.url, headers: { ...ctx.headers, origin: 'http://rebind.example' }, body: init }, ctx.timeoutMs);
     const evidence = [host.evidence, origin.evidence];
-    if (host.status !== 403 && origin.status !== 403) return fail(`a foreign Host got HTTP ${host.status} and a foreign Origin HTTP ${origin.status}; neither was refused`, evidence);
+    if (host.status !== 403 && origin.status !== 403)
+      return fail(`a foreign Host got HTTP ${host.status} and a foreign Origin HTTP ${origin.status}; neither was refused`, evidence);
     if (origin.status !== 403) return fail(`a foreign Origin got HTTP ${origin.status}, not 403`, evidence);
     if (host.status !== 403) return fail(`a foreign Host got HTTP ${host.status}, not 403`, evidence);
     return pass('a foreign Host and a foreign Origin both got 403', evidence);

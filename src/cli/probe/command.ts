@@ -53,7 +53,11 @@ export async function probe(argv: string[]): Promise<number> {
     },
     strict: true,
   });
-  if (positionals.length !== 1 || positionals[0] === undefined) throw new UsageError(positionals.length === 0 ? 'probe needs the server URL, e.g. http://127.0.0.1:3000/mcp' : `probe takes one URL, got ${positionals.length} arguments`, 'probe');
+  if (positionals.length !== 1 || positionals[0] === undefined)
+    throw new UsageError(
+      positionals.length === 0 ? 'probe needs the server URL, e.g. http://127.0.0.1:3000/mcp' : `probe takes one URL, got ${positionals.length} arguments`,
+      'probe',
+    );
   const url = parseUrl(positionals[0], 'the URL');
   const replicas = values.replica.map((r) => parseUrl(r, '--replica'));
   const timeoutMs = /^\d+$/.test(values.timeout) ? Number(values.timeout) : NaN;
@@ -66,7 +70,8 @@ export async function probe(argv: string[]): Promise<number> {
     } catch {
       throw new UsageError(`--args must be a JSON object, got ${JSON.stringify(values.args)}`, 'probe');
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError(`--args must be a JSON object, got ${JSON.stringify(values.args)}`, 'probe');
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new UsageError(`--args must be a JSON object, got ${JSON.stringify(values.args)}`, 'probe');
   }
   checkWritable(values.junit, '--junit');
   checkWritable(values.report, '--report');
@@ -74,7 +79,8 @@ export async function probe(argv: string[]): Promise<number> {
   for (const h of values.header) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
     // The value is never echoed: it may be a secret.
-    if (!m || m[1] === undefined || m[2] === undefined) throw new UsageError('--header must look like "Name: value" (one of them has no "Name:" part)', 'probe');
+    if (!m || m[1] === undefined || m[2] === undefined)
+      throw new UsageError('--header must look like "Name: value" (one of them has no "Name:" part)', 'probe');
     headers[m[1].toLowerCase()] = m[2];
   }
   const live = process.stderr.isTTY && !values.json;

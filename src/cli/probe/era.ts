@@ -27,9 +27,19 @@ export interface EraFinding {
 
 /** Sends `server/discover` as a 2026-07-28 client would; the supported versions, or undefined. */
 async function discover(target: Target): Promise<{ versions: string[]; name: string | undefined } | undefined> {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientInfo': { name: 'mcp-continuity-probe', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/clientInfo': { name: 'mcp-continuity-probe', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   const answer = await exchange(
-    { method: 'POST', url: target.url, headers: { ...target.headers, [Header.ProtocolVersion]: MODERN_VERSION, 'mcp-method': 'server/discover' }, body: { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: meta } }, idleMs: 2000 },
+    {
+      method: 'POST',
+      url: target.url,
+      headers: { ...target.headers, [Header.ProtocolVersion]: MODERN_VERSION, 'mcp-method': 'server/discover' },
+      body: { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: meta } },
+      idleMs: 2000,
+    },
     target.timeoutMs,
   );
   const message = (answer.json ?? undefined) as { result?: { supportedVersions?: unknown; _meta?: Record<string, { name?: string } | undefined> } } | undefined;
@@ -47,7 +57,13 @@ export async function detectEra(target: Target): Promise<EraFinding> {
     session = await openSession(target);
   } catch (error) {
     if (!speaksModern) throw error;
-    return { era: 'modern', stateless: true, session: undefined, modernName: modern.name, evidence: `server/discover lists ${modern.versions.join(', ')}; initialize is refused (${(error as Error).message.split('\n')[0]})` };
+    return {
+      era: 'modern',
+      stateless: true,
+      session: undefined,
+      modernName: modern.name,
+      evidence: `server/discover lists ${modern.versions.join(', ')}; initialize is refused (${(error as Error).message.split('\n')[0]})`,
+    };
   }
   let stateless = false;
   if (session.id === undefined) {
@@ -58,5 +74,11 @@ export async function detectEra(target: Target): Promise<EraFinding> {
   const legacyLeg = `initialize gives protocol ${session.protocolVersion} ${session.id === undefined ? 'without a session' : 'with a session'}`;
   if (!speaksModern) return { era: 'legacy', stateless, session, modernName: undefined, evidence: `server/discover is not served; ${legacyLeg}` };
   const era: Era = session.id === undefined ? 'modern' : 'dual';
-  return { era, stateless, session, modernName: modern.name, evidence: `server/discover lists ${modern.versions.join(', ')}; ${legacyLeg}${era === 'modern' ? ' (a stateless fallback): resumption does not apply' : ': the 2025-era leg is audited'}` };
+  return {
+    era,
+    stateless,
+    session,
+    modernName: modern.name,
+    evidence: `server/discover lists ${modern.versions.join(', ')}; ${legacyLeg}${era === 'modern' ? ' (a stateless fallback): resumption does not apply' : ': the 2025-era leg is audited'}`,
+  };
 }

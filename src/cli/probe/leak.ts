@@ -43,10 +43,12 @@ function strings(value: unknown, out: Set<string>): Set<string> {
 function whyLeaked(message: Record<string, unknown>, marks: SessionMarks, identities: Set<string>, payload: Set<string>): string | undefined {
   if (identities.has(canonical(message))) return "a message identical to one of A's";
   const id = message['id'];
-  if ((typeof id === 'string' || typeof id === 'number') && ('result' in message || 'error' in message) && marks.requestIds.includes(id)) return `the response to A's request ${JSON.stringify(id)}`;
+  if ((typeof id === 'string' || typeof id === 'number') && ('result' in message || 'error' in message) && marks.requestIds.includes(id))
+    return `the response to A's request ${JSON.stringify(id)}`;
   const params = message['params'] as Record<string, unknown> | undefined;
   const token = params?.['progressToken'];
-  if ((typeof token === 'string' || typeof token === 'number') && marks.progressTokens.includes(token)) return `progress for A's token ${JSON.stringify(token)}`;
+  if ((typeof token === 'string' || typeof token === 'number') && marks.progressTokens.includes(token))
+    return `progress for A's token ${JSON.stringify(token)}`;
   const text = canonical(message);
   if (marks.sessionId !== undefined && marks.sessionId.length >= 8 && text.includes(marks.sessionId)) return "A's session ID";
   for (const s of strings(message, new Set())) if (payload.has(s)) return `A's payload ${JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s)}`;

@@ -143,7 +143,8 @@ export function eventKey(message: Record<string, unknown>): string {
   if (method === 'notifications/progress') return `progress ${String(params['progress'])}`;
   if (method === 'notifications/message') {
     const data = params['data'];
-    if (typeof data === 'object' && data !== null && typeof (data as Record<string, unknown>)['seq'] === 'number') return `log ${String((data as Record<string, unknown>)['seq'])}`;
+    if (typeof data === 'object' && data !== null && typeof (data as Record<string, unknown>)['seq'] === 'number')
+      return `log ${String((data as Record<string, unknown>)['seq'])}`;
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     const n = /#(\d+)/.exec(text ?? '');
     return n ? `log ${n[1]}` : `log ${(text ?? '').slice(0, 40)}`;

@@ -20,7 +20,10 @@ const names = (checks: readonly CheckResult[]): string => checks.map((c) => c.id
 
 /** Also-found note for findings below the verdict's own level. */
 function alsoFound(checks: readonly CheckResult[], levels: readonly Severity[]): string {
-  const parts = levels.map((s) => [s, count(checks, s)] as const).filter(([, found]) => found.length > 0).map(([s, found]) => `${found.length} ${s} (${names(found)})`);
+  const parts = levels
+    .map((s) => [s, count(checks, s)] as const)
+    .filter(([, found]) => found.length > 0)
+    .map(([s, found]) => `${found.length} ${s} (${names(found)})`);
   return parts.length === 0 ? '' : `; also: ${parts.join(', ')}`;
 }
 
@@ -65,5 +68,9 @@ export function overallVerdict(era: Era, stateless: boolean, checks: readonly Ch
       'Nothing was lost silently, but clients meet wrong status codes or unchecked inputs: fix each deviation listed.',
     );
   }
-  return make('resumes-safely', `resumes safely${alsoFound(checks, ['hygiene'])}`, 'Nothing to fix for continuity; hygiene findings, if any, make failures harder to see or pace.');
+  return make(
+    'resumes-safely',
+    `resumes safely${alsoFound(checks, ['hygiene'])}`,
+    'Nothing to fix for continuity; hygiene findings, if any, make failures harder to see or pace.',
+  );
 }

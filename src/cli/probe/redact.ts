@@ -8,7 +8,8 @@
 export const REDACTED = '[redacted]';
 
 /** Query parameters whose values are credentials. */
-const SECRET_PARAM = /^(?:access[_-]?token|api[_-]?key|apikey|auth|authorization|client[_-]?secret|code|key|password|pass|pwd|secret|sig|signature|token|x-api-key)$/i;
+const SECRET_PARAM =
+  /^(?:access[_-]?token|api[_-]?key|apikey|auth|authorization|client[_-]?secret|code|key|password|pass|pwd|secret|sig|signature|token|x-api-key)$/i;
 
 /** Authorization schemes: words, not secrets. */
 const SCHEMES = new Set(['bearer', 'basic', 'digest', 'token', 'negotiate', 'dpop']);

@@ -76,7 +76,10 @@ export function renderHtml(report: ProbeReport): string {
   const t = tally(report.checks);
   const s = report.server;
   const rows = report.checks
-    .map((c) => `<tr><td class="v ${verdictClass(c)}">${escape(c.verdict)}${c.severity ? ` (${escape(c.severity)})` : ''}</td><td><a href="#check-${escape(c.id)}">${escape(c.id)}</a></td><td>${escape(c.title)}<div class="guards">${escape(c.guards)}</div></td><td>${escape(c.detail)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td class="v ${verdictClass(c)}">${escape(c.verdict)}${c.severity ? ` (${escape(c.severity)})` : ''}</td><td><a href="#check-${escape(c.id)}">${escape(c.id)}</a></td><td>${escape(c.title)}<div class="guards">${escape(c.guards)}</div></td><td>${escape(c.detail)}</td></tr>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -11,7 +11,12 @@ export function renderText(report: ProbeReport, options: { colour: boolean; verb
   const lines: string[] = [];
   const s = report.server;
   lines.push(`mcp-continuity probe ${report.url}`);
-  lines.push(paint(`server ${s.name ?? '(unnamed)'}, protocol ${s.protocolVersion ?? '?'}${s.stateless ? ', stateless' : ''}, streaming tool: ${s.tool ?? 'none found'}`, DIM));
+  lines.push(
+    paint(
+      `server ${s.name ?? '(unnamed)'}, protocol ${s.protocolVersion ?? '?'}${s.stateless ? ', stateless' : ''}, streaming tool: ${s.tool ?? 'none found'}`,
+      DIM,
+    ),
+  );
   lines.push(paint(`era ${s.era}: ${s.eraEvidence}`, DIM));
   lines.push('');
   const width = Math.max(...report.checks.map((c) => c.id.length));

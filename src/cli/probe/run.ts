@@ -49,7 +49,10 @@ export interface ProbeOptions {
 /** The secrets of `options` (header values, credentials in URLs), for redacting anything shown. */
 export function probeSecrets(options: Pick<ProbeOptions, 'url' | 'headers' | 'replicas'>): string[] {
   const { authorization } = splitCredentials(options.url);
-  return secretsOf({ ...options.headers, ...(authorization ? { 'authorization (from the URL)': authorization } : {}) }, [options.url, ...(options.replicas ?? [])]);
+  return secretsOf({ ...options.headers, ...(authorization ? { 'authorization (from the URL)': authorization } : {}) }, [
+    options.url,
+    ...(options.replicas ?? []),
+  ]);
 }
 
 /**
@@ -92,7 +95,14 @@ async function probeUnredacted(options: ProbeOptions): Promise<ProbeReport> {
   return {
     url: url.href,
     startedAt,
-    server: { name: session?.serverName ?? found.modernName, protocolVersion: session?.protocolVersion, stateless: found.stateless, tool: tool?.name, era: found.era, eraEvidence: found.evidence },
+    server: {
+      name: session?.serverName ?? found.modernName,
+      protocolVersion: session?.protocolVersion,
+      stateless: found.stateless,
+      tool: tool?.name,
+      era: found.era,
+      eraEvidence: found.evidence,
+    },
     checks,
     overall: overallVerdict(found.era, found.stateless, checks),
   };

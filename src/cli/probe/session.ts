@@ -58,12 +58,18 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
       method: 'POST',
       url,
       headers: target.headers ?? {},
-      body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'mcp-continuity-probe', version: '1.0.0' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'mcp-continuity-probe', version: '1.0.0' } },
+      },
     },
     target.timeoutMs,
   );
   const message = init.json ?? init.events.map(messageOf).find((m) => m !== undefined && ('result' in m || 'error' in m));
-  const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string }; capabilities?: ProbeSession['capabilities'] } } | undefined)?.result;
+  const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string }; capabilities?: ProbeSession['capabilities'] } } | undefined)
+    ?.result;
   if (init.status !== 200 || !result) throw new Error(`initialize failed with ${whyNoResult(init, message)}`);
   const session: ProbeSession = {
     url,
@@ -91,7 +97,7 @@ function whyNoResult(init: Exchange, message: unknown): string {
     return `HTTP 200 but ${type}, neither JSON nor an SSE stream: is this the MCP endpoint (a Streamable HTTP URL, usually ending in /mcp)?`;
   }
   if (message !== undefined && typeof message === 'object' && message !== null && 'error' in message) {
-    return `an error from the server: ${JSON.stringify((message as { error: unknown }).error).slice(0, 160)}`;
+    return `an error from the server: ${JSON.stringify(message.error).slice(0, 160)}`;
   }
   if (init.json !== undefined) return `HTTP 200, but JSON that is not an initialize result: ${JSON.stringify(init.json).slice(0, 160)}`;
   const events = init.events.length;
@@ -113,8 +119,12 @@ export async function closeSession(target: Target, session: ProbeSession): Promi
 
 /** Finds a tool that streams by itself, or undefined. */
 export async function discoverTool(target: Target, session: ProbeSession): Promise<ToolPlan | undefined> {
-  const listed = await exchange({ method: 'POST', url: session.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method: 'tools/list' } }, target.timeoutMs);
-  const message = (listed.json ?? listed.events.map(messageOf).find((m) => m !== undefined && 'result' in m)) as { result?: { tools?: { name?: string }[] } } | undefined;
+  const listed = await exchange(
+    { method: 'POST', url: session.url, headers: sessionHeaders(session), body: { jsonrpc: '2.0', id: session.nextId++, method: 'tools/list' } },
+    target.timeoutMs,
+  );
+  const message = (listed.json ?? listed.events.map(messageOf).find((m) => m !== undefined && 'result' in m)) as
+    { result?: { tools?: { name?: string }[] } } | undefined;
   const names = new Set((message?.result?.tools ?? []).map((t) => t.name));
   return KNOWN_TOOLS.find((t) => names.has(t.name));
 }
@@ -129,7 +139,12 @@ export async function callTool(
   cutWhen?: (events: SseEvent[]) => boolean,
 ): Promise<{ id: number; exchange: Exchange }> {
   const id = session.nextId++;
-  const body = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: plan.name, arguments: plan.args(n, intervalMs), _meta: { progressToken: `probe-${id}` } } };
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: plan.name, arguments: plan.args(n, intervalMs), _meta: { progressToken: `probe-${id}` } },
+  };
   const spec = { method: 'POST' as const, url: session.url, headers: sessionHeaders(session), body, idleMs: Math.max(3000, intervalMs * 20) };
   const result = await exchange(cutWhen ? { ...spec, cutWhen } : spec, target.timeoutMs + n * intervalMs);
   return { id, exchange: result };

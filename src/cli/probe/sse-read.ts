@@ -114,7 +114,11 @@ export async function readSseBounded(body: ReadableStream<Uint8Array>, abort: ()
 }
 
 /** Reads a non-SSE body as text, at most `maxBytes`; `truncated` when it was longer. */
-export async function readTextBounded(body: ReadableStream<Uint8Array> | null, abort: () => void, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+export async function readTextBounded(
+  body: ReadableStream<Uint8Array> | null,
+  abort: () => void,
+  maxBytes: number,
+): Promise<{ text: string; truncated: boolean }> {
   if (body === null) return { text: '', truncated: false };
   const reader = body.getReader();
   const decoder = new TextDecoder();

@@ -63,7 +63,13 @@ function firstPayloads(events: readonly SseEvent[], n: number): SseEvent[] {
  * whole and takes the cursor there), runs `between`, and resumes with GET + Last-Event-ID
  * at `resumeUrl` (default: the session's URL).
  */
-export async function cutAndResume(ctx: CheckContext, session: ProbeSession, tool: ToolPlan, expected: string[], options: RunOptions = {}): Promise<StreamRun | { refusedCall: Exchange }> {
+export async function cutAndResume(
+  ctx: CheckContext,
+  session: ProbeSession,
+  tool: ToolPlan,
+  expected: string[],
+  options: RunOptions = {},
+): Promise<StreamRun | { refusedCall: Exchange }> {
   const cutAfter = Math.max(1, Math.floor(ctx.events / 3));
   const { id, exchange: call } = options.completed
     ? await callTool(ctx, session, tool, ctx.events, ctx.intervalMs)
@@ -98,7 +104,13 @@ export async function cutAndResume(ctx: CheckContext, session: ProbeSession, too
   const before = callKeys(seen);
   const after = resume.status === 200 ? callKeys(resume.events) : [];
   const ids = [...withIds, ...resume.events].map((e) => e.id).filter((x): x is string => x !== undefined && x !== '');
-  return { timeline: analyzeTimeline(expected, before, after), resume, cursor, ids, evidence: [call.evidence, ...conflicts.map((c) => c.evidence), resume.evidence] };
+  return {
+    timeline: analyzeTimeline(expected, before, after),
+    resume,
+    cursor,
+    ids,
+    evidence: [call.evidence, ...conflicts.map((c) => c.evidence), resume.evidence],
+  };
 }
 
 /** The `error.data.reason` (or message) of a JSON refusal, for the report. */

@@ -28,7 +28,13 @@ export interface ResumeJudgement extends Judgement {
 
 /** A plain resume (nothing happened to the server): it must continue exactly. */
 export function judgeResume(o: ResumeObservation): ResumeJudgement {
-  if (o.status !== 200) return { verdict: 'FAIL', severity: 'deviation', resumable: false, detail: `the resume was refused with HTTP ${o.status} (${o.reason}) although nothing was lost` };
+  if (o.status !== 200)
+    return {
+      verdict: 'FAIL',
+      severity: 'deviation',
+      resumable: false,
+      detail: `the resume was refused with HTTP ${o.status} (${o.reason}) although nothing was lost`,
+    };
   if (!intact(o.timeline)) return { verdict: 'FAIL', severity: 'loss', resumable: true, detail: `resumed with 200 but ${describeTimeline(o.timeline)}` };
   return { verdict: 'pass', resumable: true, detail: `resumed exactly: ${describeTimeline(o.timeline)}` };
 }
@@ -54,5 +60,9 @@ export function judgeAcrossBoundary(what: string, o: ResumeObservation): ResumeJ
 export function judgeForgedCursor(cursor: string, status: number, events: number): ResumeJudgement {
   if (status >= 400 && status < 500) return { verdict: 'pass', detail: `Last-Event-ID ${JSON.stringify(cursor)} got HTTP ${status}` };
   const what = status === 200 ? `a silent 200 with ${events} events` : `HTTP ${status}`;
-  return { verdict: 'FAIL', severity: status === 200 ? 'loss' : 'deviation', detail: `Last-Event-ID ${JSON.stringify(cursor)} got ${what}, not an explicit refusal` };
+  return {
+    verdict: 'FAIL',
+    severity: status === 200 ? 'loss' : 'deviation',
+    detail: `Last-Event-ID ${JSON.stringify(cursor)} got ${what}, not an explicit refusal`,
+  };
 }

@@ -56,7 +56,10 @@ export async function exchange(spec: RequestSpec, timeoutMs: number): Promise<Ex
     const type = response.headers.get('content-type') ?? '';
     const head = `HTTP ${response.status}${headerLines(response.headers)}`;
     if (!type.includes('text/event-stream')) {
-      const { text, truncated } = await readTextBounded(response.body, () => controller.abort(), READ_LIMITS.maxEventBytes).catch(() => ({ text: '', truncated: false }));
+      const { text, truncated } = await readTextBounded(response.body, () => controller.abort(), READ_LIMITS.maxEventBytes).catch(() => ({
+        text: '',
+        truncated: false,
+      }));
       let json: unknown;
       try {
         json = text && !truncated ? JSON.parse(text) : undefined;
@@ -64,12 +67,24 @@ export async function exchange(spec: RequestSpec, timeoutMs: number): Promise<Ex
         json = undefined;
       }
       const shown = evidence(request, `${head}\n\n${text.slice(0, EVIDENCE_LIMIT + 1)}`);
-      if (truncated) throw new ProbeLimitExceeded(`${spec.method} ${spec.url.pathname}: the server sent a body larger than ${READ_LIMITS.maxEventBytes} bytes, which the probe and the client transport refuse`, shown);
+      if (truncated)
+        throw new ProbeLimitExceeded(
+          `${spec.method} ${spec.url.pathname}: the server sent a body larger than ${READ_LIMITS.maxEventBytes} bytes, which the probe and the client transport refuse`,
+          shown,
+        );
       return { status: response.status, headers: response.headers, json, events: [], ended: 'not-sse', evidence: shown };
     }
-    const read = await readSseBounded(response.body as ReadableStream<Uint8Array>, () => controller.abort(), { cutWhen: spec.cutWhen, idleMs: spec.idleMs ?? 2000, rawLimit: EVIDENCE_LIMIT });
+    const read = await readSseBounded(response.body as ReadableStream<Uint8Array>, () => controller.abort(), {
+      cutWhen: spec.cutWhen,
+      idleMs: spec.idleMs ?? 2000,
+      rawLimit: EVIDENCE_LIMIT,
+    });
     const shown = evidence(request, `${head}\n\n${read.raw}`);
-    if (read.ended === 'limit') throw new ProbeLimitExceeded(`${spec.method} ${spec.url.pathname}: the server sent ${read.overflow ?? 'too much'}, past the bounds the probe and the client transport keep`, shown);
+    if (read.ended === 'limit')
+      throw new ProbeLimitExceeded(
+        `${spec.method} ${spec.url.pathname}: the server sent ${read.overflow ?? 'too much'}, past the bounds the probe and the client transport keep`,
+        shown,
+      );
     return { status: response.status, headers: response.headers, json: undefined, events: read.events, ended: read.ended, evidence: shown };
   } catch (error) {
     if (error instanceof ProbeLimitExceeded) throw error;
@@ -126,7 +141,13 @@ export function messageOf(event: SseEvent): Record<string, unknown> | undefined 
 }
 
 /** A POST with a chosen `Host` header (which `fetch` does not let callers set). Resolves to its status and evidence. */
-export async function postWithHost(url: URL, host: string, body: unknown, timeoutMs: number, headers: Record<string, string> = {}): Promise<{ status: number; evidence: string }> {
+export async function postWithHost(
+  url: URL,
+  host: string,
+  body: unknown,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; evidence: string }> {
   const { request } = await import('node:http');
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -138,7 +159,8 @@ export async function postWithHost(url: URL, host: string, body: unknown, timeou
         // An accepted request opens a stream; its head and first bytes are all the check needs.
         if (res.statusCode === 200) res.destroy();
       });
-      const done = (): void => resolve({ status: res.statusCode ?? 0, evidence: evidence(`POST ${url.pathname}\nhost: ${host}\n\n${text}`, `HTTP ${res.statusCode}\n\n${received}`) });
+      const done = (): void =>
+        resolve({ status: res.statusCode ?? 0, evidence: evidence(`POST ${url.pathname}\nhost: ${host}\n\n${text}`, `HTTP ${res.statusCode}\n\n${received}`) });
       res.on('end', done);
       res.on('close', done);
     });

@@ -10,8 +10,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import {
-  InMemoryServerEventBus, McpServer, ResourceTemplate, completable, createMcpHandler, createRequestStateCodec, inputRequired, inputResponse,
-  type McpHttpHandler, type ServerEventBus,
+  InMemoryServerEventBus,
+  McpServer,
+  ResourceTemplate,
+  completable,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  type McpHttpHandler,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { PIXEL_PNG_BASE64, PNG_MIME_TYPE, SHORT_WAV_BASE64, WAV_MIME_TYPE } from '../media.js';
@@ -77,7 +85,10 @@ function registerContent(server: McpServer): void {
     content: [
       { type: 'text', text: 'Multiple content types test:' },
       { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
-      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+      {
+        type: 'resource',
+        resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+      },
     ],
   }));
   server.registerTool('test_error_handling', { description: 'Always fails, as a tool result with isError.' }, () => ({

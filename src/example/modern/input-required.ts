@@ -6,7 +6,13 @@
  * a tampered one never reaches these handlers.
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY, acceptedContent, inputRequired, inputResponse, type McpServer, type RequestStateCodec, type ServerContext,
+  CLIENT_CAPABILITIES_META_KEY,
+  acceptedContent,
+  inputRequired,
+  inputResponse,
+  type McpServer,
+  type RequestStateCodec,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
@@ -25,8 +31,7 @@ const CONTEXT = z.object({ context: z.string() });
 const askName = (message: string) => inputRequired.elicit({ message, requestedSchema: NAME });
 const askCapital = () =>
   inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 });
-const askGreeting = () =>
-  inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
+const askGreeting = () => inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
@@ -51,6 +56,15 @@ function rootsOf(ctx: ServerContext, key: string): string[] | undefined {
 
 /** Registers the multi-round-trip tools and the `test_input_required_result_prompt` prompt. */
 export function registerInputRequired(server: McpServer, codec: RequestStateCodec<FlowState>): void {
+  // The order of registration is the order of tools/list.
+  registerOneRoundTools(server);
+  registerSealedStateTools(server, codec);
+  registerCapabilitiesTool(server);
+  registerInputRequiredPrompt(server);
+}
+
+/** The tools that ask one thing (elicitation, sampling, roots) and answer once it comes. */
+function registerOneRoundTools(server: McpServer): void {
   server.registerTool('test_input_required_result_elicitation', { description: 'Asks for a name (elicitation), then greets.' }, (ctx) => {
     const answer = acceptedContent(ctx.mcpReq.inputResponses, 'user_name', NAME);
     if (!answer) return inputRequired({ inputRequests: { user_name: askName('What is your name?') } });
@@ -68,7 +82,10 @@ export function registerInputRequired(server: McpServer, codec: RequestStateCode
     if (roots === undefined) return inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
     return text(`Client roots: ${roots.join(', ')}`);
   });
+}
 
+/** The tools that carry sealed `requestState` between rounds and check it is theirs. */
+function registerSealedStateTools(server: McpServer, codec: RequestStateCodec<FlowState>): void {
   const stateTool = 'test_input_required_result_request_state';
   server.registerTool(stateTool, { description: 'Asks for a confirmation with sealed requestState; reports state-ok.' }, async (ctx) => {
     const answer = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', CONFIRM);
@@ -125,7 +142,10 @@ export function registerInputRequired(server: McpServer, codec: RequestStateCode
     }
     return text('state verified');
   });
+}
 
+/** The tool that asks only for what the client declared it can answer. */
+function registerCapabilitiesTool(server: McpServer): void {
   server.registerTool('test_input_required_result_capabilities', { description: 'Asks only for what the client declared it can answer.' }, (ctx) => {
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as Record<string, unknown>;
@@ -137,7 +157,10 @@ export function registerInputRequired(server: McpServer, codec: RequestStateCode
     if (Object.keys(requests).length === 0 || answered) return text('done with the declared capabilities');
     return inputRequired({ inputRequests: requests });
   });
+}
 
+/** The prompt that asks for context (elicitation) before it is built. */
+function registerInputRequiredPrompt(server: McpServer): void {
   server.registerPrompt('test_input_required_result_prompt', { description: 'Asks for context (elicitation), then builds the prompt.' }, (ctx) => {
     const answer = acceptedContent(ctx.mcpReq.inputResponses, 'user_context', CONTEXT);
     if (!answer) {

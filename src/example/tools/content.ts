@@ -7,59 +7,45 @@ import { PIXEL_PNG_BASE64, PNG_MIME_TYPE, SHORT_WAV_BASE64, WAV_MIME_TYPE } from
  * Names and payloads follow the conformance suite's `tools-call-*` scenarios.
  */
 export function registerContentTools(server: McpServer): void {
-  server.registerTool(
-    'test_simple_text',
-    { description: 'Returns a single text content block.' },
-    () => ({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] }),
-  );
+  server.registerTool('test_simple_text', { description: 'Returns a single text content block.' }, () => ({
+    content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+  }));
 
-  server.registerTool(
-    'test_image_content',
-    { description: 'Returns a single image content block (a 1×1 PNG).' },
-    () => ({ content: [{ type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE }] }),
-  );
+  server.registerTool('test_image_content', { description: 'Returns a single image content block (a 1×1 PNG).' }, () => ({
+    content: [{ type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE }],
+  }));
 
-  server.registerTool(
-    'test_audio_content',
-    { description: 'Returns a single audio content block (a short WAV).' },
-    () => ({ content: [{ type: 'audio', data: SHORT_WAV_BASE64, mimeType: WAV_MIME_TYPE }] }),
-  );
+  server.registerTool('test_audio_content', { description: 'Returns a single audio content block (a short WAV).' }, () => ({
+    content: [{ type: 'audio', data: SHORT_WAV_BASE64, mimeType: WAV_MIME_TYPE }],
+  }));
 
-  server.registerTool(
-    'test_embedded_resource',
-    { description: 'Returns an embedded text resource.' },
-    () => ({
-      content: [
-        {
-          type: 'resource',
-          resource: {
-            uri: 'test://embedded-resource',
-            mimeType: 'text/plain',
-            text: 'This is an embedded resource content.',
-          },
+  server.registerTool('test_embedded_resource', { description: 'Returns an embedded text resource.' }, () => ({
+    content: [
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
         },
-      ],
-    }),
-  );
+      },
+    ],
+  }));
 
-  server.registerTool(
-    'test_multiple_content_types',
-    { description: 'Returns text, image and embedded-resource content in one result.' },
-    () => ({
-      content: [
-        { type: 'text', text: 'Multiple content types test:' },
-        { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
-        {
-          type: 'resource',
-          resource: {
-            uri: 'test://mixed-content-resource',
-            mimeType: 'application/json',
-            text: JSON.stringify({ test: 'data', value: 123 }),
-          },
+  server.registerTool('test_multiple_content_types', { description: 'Returns text, image and embedded-resource content in one result.' }, () => ({
+    content: [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: JSON.stringify({ test: 'data', value: 123 }),
         },
-      ],
-    }),
-  );
+      },
+    ],
+  }));
 
   server.registerTool(
     'test_error_handling',

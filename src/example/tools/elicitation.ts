@@ -88,19 +88,11 @@ const ANSWER_FORM: RequestedSchema = {
  * the client lacks the `elicitation` capability, and when its answer violates
  * the schema (the SDK validates accepted content).
  */
-async function elicitForm(
-  server: McpServer,
-  extra: RequestExtra,
-  message: string,
-  requestedSchema: RequestedSchema,
-): Promise<ElicitResult> {
+async function elicitForm(server: McpServer, extra: RequestExtra, message: string, requestedSchema: RequestedSchema): Promise<ElicitResult> {
   if (server.server.getClientCapabilities()?.elicitation === undefined) {
     throw new Error('The client does not support elicitation (no elicitation capability declared).');
   }
-  return server.server.elicitInput(
-    { mode: 'form', message, requestedSchema },
-    { relatedRequestId: extra.requestId, signal: extra.signal },
-  );
+  return server.server.elicitInput({ mode: 'form', message, requestedSchema }, { relatedRequestId: extra.requestId, signal: extra.signal });
 }
 
 /** `action=<accept|decline|cancel>, content={...}` as the SEP scenarios describe it. */
@@ -135,14 +127,10 @@ export function registerElicitationTools(server: McpServer): void {
     },
   );
 
-  server.registerTool(
-    'test_elicitation_sep1330_enums',
-    { description: 'Elicits a form using every enum schema variant of SEP-1330.' },
-    async (extra) => {
-      const result = await elicitForm(server, extra, 'Please select options from the enum fields', ENUMS_FORM);
-      return { content: [{ type: 'text', text: `Elicitation completed: ${summarize(result)}` }] };
-    },
-  );
+  server.registerTool('test_elicitation_sep1330_enums', { description: 'Elicits a form using every enum schema variant of SEP-1330.' }, async (extra) => {
+    const result = await elicitForm(server, extra, 'Please select options from the enum fields', ENUMS_FORM);
+    return { content: [{ type: 'text', text: `Elicitation completed: ${summarize(result)}` }] };
+  });
 
   server.registerTool(
     'elicit',

@@ -34,13 +34,7 @@ const emitInput = {
     .max(EMIT_MAX_INTERVAL_MS)
     .default(0)
     .describe('Delay between steps in milliseconds; 0 sends them back to back with no timer in between.'),
-  bytes: z
-    .number()
-    .int()
-    .min(0)
-    .max(EMIT_MAX_BYTES)
-    .default(0)
-    .describe("Size of the 'x' padding carried by each log message (data.pad)."),
+  bytes: z.number().int().min(0).max(EMIT_MAX_BYTES).default(0).describe("Size of the 'x' padding carried by each log message (data.pad)."),
 };
 
 const emitOutput = {

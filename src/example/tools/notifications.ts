@@ -18,24 +18,19 @@ const RECONNECT_DELAY_MS = 150;
  * Everything is sent with `extra.sendNotification`, i.e. on the call's own stream.
  */
 export function registerNotificationTools(server: McpServer, logs: RequestLogger): void {
-  server.registerTool(
-    'test_tool_with_logging',
-    { description: 'Sends three info log messages, ~50 ms apart, while it runs.' },
-    async (extra) => {
-      await logs.log(extra, 'info', 'Tool execution started', 'test_tool_with_logging');
-      await sleep(STEP_DELAY_MS, undefined, { signal: extra.signal });
-      await logs.log(extra, 'info', 'Tool processing data', 'test_tool_with_logging');
-      await sleep(STEP_DELAY_MS, undefined, { signal: extra.signal });
-      await logs.log(extra, 'info', 'Tool execution completed', 'test_tool_with_logging');
-      return { content: [{ type: 'text', text: 'Tool with logging executed successfully' }] };
-    },
-  );
+  server.registerTool('test_tool_with_logging', { description: 'Sends three info log messages, ~50 ms apart, while it runs.' }, async (extra) => {
+    await logs.log(extra, 'info', 'Tool execution started', 'test_tool_with_logging');
+    await sleep(STEP_DELAY_MS, undefined, { signal: extra.signal });
+    await logs.log(extra, 'info', 'Tool processing data', 'test_tool_with_logging');
+    await sleep(STEP_DELAY_MS, undefined, { signal: extra.signal });
+    await logs.log(extra, 'info', 'Tool execution completed', 'test_tool_with_logging');
+    return { content: [{ type: 'text', text: 'Tool with logging executed successfully' }] };
+  });
 
   server.registerTool(
     'test_tool_with_progress',
     {
-      description:
-        'Reports progress 0/100, 50/100 and 100/100, ~50 ms apart, when the request carries a progress token.',
+      description: 'Reports progress 0/100, 50/100 and 100/100, ~50 ms apart, when the request carries a progress token.',
     },
     async (extra) => {
       const progressToken = extra._meta?.progressToken;

@@ -9,7 +9,7 @@ const DEFAULT_MAX_TOKENS = 100;
 /** Text of a sampling reply; non-text blocks are named rather than dropped. */
 function replyText(content: CreateMessageResult['content']): string {
   const blocks = Array.isArray(content) ? content : [content];
-  return blocks.map((block) => (block.type === 'text' ? block.text : `[${block.type} content]`)).join('\n');
+  return blocks.map((block: { type: string; text?: string }) => (block.type === 'text' ? block.text : `[${block.type} content]`)).join('\n');
 }
 
 /**
@@ -19,12 +19,7 @@ function replyText(content: CreateMessageResult['content']): string {
  * Rejects, without sending anything, when the client did not declare the
  * `sampling` capability: it could only answer "method not found".
  */
-async function sampleClient(
-  server: McpServer,
-  extra: RequestExtra,
-  prompt: string,
-  maxTokens: number,
-): Promise<{ text: string; model: string }> {
+async function sampleClient(server: McpServer, extra: RequestExtra, prompt: string, maxTokens: number): Promise<{ text: string; model: string }> {
   if (server.server.getClientCapabilities()?.sampling === undefined) {
     throw new Error('The client does not support sampling (no sampling capability declared).');
   }

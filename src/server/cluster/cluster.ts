@@ -5,38 +5,16 @@
  * endpoint on a store without a cluster has no `Cluster` at all.
  */
 import { randomToken } from '../../protocol/crypto.js';
-import { ContinuityError, type ErrorCode } from '../../protocol/errors.js';
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import { ContinuityError, toError } from '../../protocol/errors.js';
 import type { ClusterBus, Lease, Ownership, Store, Unsubscribe } from '../../store/types.js';
 import type { ClusterOptions } from './options.js';
-import type { Accepted } from '../session/post.js';
-import { decodeEnvelope, encodeEnvelope, type Envelope } from './wire.js';
+import { decodeEnvelope, encodeEnvelope, type CallOutcome, type Carried, type CarriedReply, type Envelope } from './wire.js';
 
 /** Default lease, ms. Short enough that a dead owner's clients wait little, long enough to renew three times. */
 export const DEFAULT_LEASE_MS = 3000;
 
 /** Tokens of leases this replica let go, remembered so that taking one back is not called a takeover. */
 const MAX_REMEMBERED_TOKENS = 10_000;
-
-/** A message carried to the owner of a session. */
-export type Carried =
-  | { t: 'post'; session: string; messages: JsonRpcMessage[]; batch: boolean; url: string; headers: Record<string, string>; authInfo?: unknown }
-  | { t: 'delete'; session: string }
-  /** A GET served on another replica: the owner's upgrade gate decides, and a standalone reader gets its priming event. */
-  | { t: 'open'; session: string; input: 'resume' | 'standalone' };
-
-/** The owner's answer. `after`: for an `open` standalone reader, the seq its priming event follows. */
-export type CarriedReply =
-  | { ok: true; accepted: Accepted; after?: number | undefined }
-  | { ok: false; code: ErrorCode; message: string; detail?: Record<string, unknown> | undefined };
-
-/**
- * What became of a carried message: the owner's reply; `undelivered` (nobody listened:
- * it certainly did not run); or `unknown` (delivered, and its receiver stopped answering
- * and lost its lease: it may have run, and must not be run again).
- */
-export type CallOutcome = { t: 'reply'; reply: CarriedReply } | { t: 'undelivered' } | { t: 'unknown' };
-
 
 interface Held {
   token: number;
@@ -49,7 +27,7 @@ export interface ClusterParts {
   readonly bus: ClusterBus;
   readonly replicaId?: string | undefined;
   readonly leaseMs?: number | undefined;
-  onError(error: Error): void;
+  onError: (error: Error) => void;
 }
 
 export class Cluster {
@@ -71,6 +49,8 @@ export class Cluster {
   /** This replica took `session` over from another one (its fencing token rose to `token`). */
   onTakeover: (session: string, token: number) => void = () => {};
   readonly #letGo = new Map<string, number>();
+  /** Counts the bus's reconnections: a reply sent to this replica while it was away is lost. */
+  #reconnections = 0;
 
   constructor(parts: ClusterParts) {
     this.replicaId = parts.replicaId ?? `r-${randomToken(9)}`;
@@ -79,6 +59,7 @@ export class Cluster {
     this.ownership = parts.ownership;
     this.bus = parts.bus;
     this.#onError = parts.onError;
+    parts.bus.onReconnect?.(() => this.#reconnections++);
   }
 
   /** Subscribes the inbox and starts renewing; idempotent. Requests wait for it once. */
@@ -134,8 +115,13 @@ export class Cluster {
   async call(owner: string, body: Carried): Promise<CallOutcome> {
     await this.ready();
     const id = randomToken(9);
+    const reconnections = this.#reconnections;
     const reply = new Promise<CallOutcome>((resolve) => {
       const check = (): void => {
+        // The bus reconnected since the call went out, and a lease period later there is still
+        // no reply: it may have been sent while this replica was away (the owner retries an
+        // undelivered reply for a lease period). Waiting on would wait forever.
+        if (this.#reconnections !== reconnections) return this.#settle(id, { t: 'unknown' });
         void this.ownership.current(body.session).then(
           (lease) => {
             const call = this.#calls.get(id);
@@ -166,9 +152,12 @@ export class Cluster {
     let entry = this.#watched.get(session);
     if (!entry) {
       const checks = new Set<() => void>();
-      const timer = setInterval(() => {
-        for (const c of checks) c();
-      }, Math.max(10, Math.floor(this.leaseMs / 2)));
+      const timer = setInterval(
+        () => {
+          for (const c of checks) c();
+        },
+        Math.max(10, Math.floor(this.leaseMs / 2)),
+      );
       timer.unref?.();
       entry = { checks, timer };
       this.#watched.set(session, entry);
@@ -189,6 +178,17 @@ export class Cluster {
   }
 
   /** Releases every lease (a graceful stop: the next request anywhere takes over at once) and unsubscribes. */
+  /** Waits until `owner` no longer holds the lease of `session`; `owner-unavailable` at `deadline`. */
+  async lapse(session: string, owner: string, deadline: number): Promise<void> {
+    for (;;) {
+      const lease = await this.ownership.current(session);
+      if (lease?.owner !== owner) return;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ContinuityError('owner-unavailable');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, this.leaseMs / 5, lease.expiresAt - Date.now()))));
+    }
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#renewer);
     for (const { timer } of this.#watched.values()) clearInterval(timer);
@@ -211,7 +211,7 @@ export class Cluster {
           }
         } catch (error) {
           // The store is unreachable: keep trying; fencing keeps us honest meanwhile.
-          this.#onError(error instanceof Error ? error : new Error(String(error)));
+          this.#onError(toError(error));
           return;
         }
         if (this.#held.get(session) !== held) return;
@@ -233,11 +233,25 @@ export class Cluster {
     void this.serve(body)
       .catch((error: unknown): CarriedReply => {
         if (error instanceof ContinuityError) return { ok: false, code: error.code, message: error.message, detail: error.detail };
-        this.#onError(error instanceof Error ? error : new Error(String(error)));
+        this.#onError(toError(error));
         return { ok: false, code: 'internal-error', message: 'Internal error' };
       })
-      .then((reply) => this.bus.sendToOwner(from, encodeEnvelope({ t: 'reply', id, body: reply })))
-      .catch((error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))));
+      .then((reply) => this.#reply(from, encodeEnvelope({ t: 'reply', id, body: reply })))
+      .catch((error: unknown) => this.#onError(toError(error)));
+  }
+
+  /**
+   * Sends a reply to the replica that carried the call. Nobody listening (0 receivers) is
+   * most often that replica's subscription coming back after a lost store connection: the
+   * reply is sent again, with backoff, for up to a lease period. A caller that is gone for
+   * good counts the outcome as unknown on its own side.
+   */
+  async #reply(to: string, message: string): Promise<void> {
+    const deadline = Date.now() + this.leaseMs;
+    for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
+      if ((await this.bus.sendToOwner(to, message)) > 0 || Date.now() + delay > deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 
   #settle(id: string, outcome: CallOutcome): void {

@@ -7,6 +7,8 @@
  */
 import type { SessionRecord, Store } from '../../store/types.js';
 import type { Cluster } from './cluster.js';
+import type { Session } from '../session/session.js';
+import type { ServerObserver } from '../../telemetry/server.js';
 
 /** Index entries looked at per sweep, so a sweep's work is bounded. */
 const SWEEP_BATCH = 100;
@@ -50,5 +52,34 @@ export async function sweepStored(deps: SweepDeps, cutoff: number): Promise<void
     const record = await store.sessions.get(id);
     if (record === undefined || record.lastActiveAt < cutoff) await dropStored(store, id);
     await cluster.let(id, record !== undefined && record.lastActiveAt >= cutoff);
+  }
+}
+
+export interface HeldSweep {
+  /** Sessions last active before this end. */
+  readonly cutoff: number;
+  /** Sessions quiet since before this are passivated; undefined when sessions cannot be rebuilt. */
+  readonly quiet: number | undefined;
+  readonly observer?: ServerObserver | undefined;
+  readonly onError: (error: Error) => void;
+}
+
+/** Ends the held sessions idle past the cutoff, and passivates the quiet ones that owe nothing. */
+export function sweepHeld(sessions: Iterable<Session>, sweep: HeldSweep): void {
+  const { cutoff, quiet, observer, onError } = sweep;
+  for (const s of sessions) {
+    if (s.hasReader) {
+      // A reader keeps a session alive, in the store too: else other replicas' sweeps
+      // (and this one's after a restart) would find it idle.
+      s.touch();
+      continue;
+    }
+    if (s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
+    // Passivation: nothing attached, nothing owed (no request in flight, no upgrade under
+    // way), so nothing but the SDK server's own state is lost by rebuilding it later.
+    else if (quiet !== undefined && s.record.lastActiveAt < quiet && s.upgrade.canOfferUpgrade) {
+      observer?.passivation(s.sessionId);
+      void s.shutdown().catch(onError);
+    }
   }
 }

@@ -6,7 +6,8 @@
  * over. One decision, one home: the endpoint routes requests, sessions run them, this
  * module places them.
  */
-import { ContinuityError } from '../../protocol/errors.js';
+import { VISIBLE_ASCII } from '../../protocol/headers.js';
+import { ContinuityError, toError } from '../../protocol/errors.js';
 import type { SessionRecord, Store } from '../../store/types.js';
 import type { Cluster } from './cluster.js';
 import type { ServerFactory } from '../session/context.js';
@@ -18,9 +19,7 @@ import { LocalSession } from '../session/local.js';
 import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import { Session, type SessionDeps } from '../session/session.js';
 import { countFencedWrite, type ServerObserver } from '../../telemetry/server.js';
-import { dropStored, idlePast, sweepStored } from './idle-expiry.js';
-
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+import { dropStored, idlePast, sweepHeld, sweepStored } from './idle-expiry.js';
 
 /** Could `id` name a session at all? (Anything else is unknown without asking the store.) */
 export function plausibleSessionId(id: string): boolean {
@@ -38,8 +37,8 @@ export interface PlacementOptions {
   readonly observer?: ServerObserver | undefined;
   /** Sessions can be rebuilt (`EndpointOptions.rebuildable`). */
   readonly rebuildable: boolean;
-  now(): number;
-  onError(error: Error): void;
+  now: () => number;
+  onError: (error: Error) => void;
 }
 
 /** How many times one request may find its session moved before it is refused. */
@@ -101,7 +100,7 @@ export class Placement {
   /** Sessions of this process with an upgrade offer outstanding. */
   pendingUpgrades(): number {
     let n = 0;
-    for (const s of this.#sessions.values()) if (s.upgradeState === 'upgrade-pending') n++;
+    for (const s of this.#sessions.values()) if (s.upgrade.upgradeState === 'upgrade-pending') n++;
     return n;
   }
 
@@ -125,22 +124,9 @@ export class Placement {
         if (attempt >= MAX_PLACEMENTS) throw new ContinuityError('owner-unavailable');
         if (error.owner !== undefined) {
           deadline ??= Date.now() + (this.#options.cluster?.leaseMs ?? 0) * LAPSE_WAIT;
-          await this.#lapse(id, error.owner, deadline);
+          await this.#options.cluster?.lapse(id, error.owner, deadline);
         }
       }
-    }
-  }
-
-  /** Waits until `owner` no longer holds the lease of `id`, until `deadline` at most. */
-  async #lapse(id: string, owner: string, deadline: number): Promise<void> {
-    const { cluster } = this.#options;
-    if (!cluster) return;
-    for (;;) {
-      const lease = await cluster.ownership.current(id);
-      if (lease?.owner !== owner) return;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new ContinuityError('owner-unavailable');
-      await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, cluster.leaseMs / 5, lease.expiresAt - Date.now()))));
     }
   }
 
@@ -254,7 +240,14 @@ export class Placement {
       return this.#local(await this.#rehydrate(id, lease.token));
     }
     return new RemoteSession(record, lease.owner, {
-      store, cluster, limits, keepAliveMs, retryMs: this.deps.retryMs, readers: this.#remote as RemoteReaders, onError,
+      store,
+      cluster,
+      limits,
+      keepAliveMs,
+      retryMs: this.deps.retryMs,
+      process: this.deps.process,
+      readers: this.#remote as RemoteReaders,
+      onError,
       checkOwner: (session, takeOver) => this.#takeOverIfFree(session, takeOver),
     });
   }
@@ -267,7 +260,7 @@ export class Placement {
       if ((await cluster.ownership.current(id)) === undefined && takeOver) await this.find(id);
       return true;
     } catch (error) {
-      if (!(error instanceof ContinuityError)) onError(error instanceof Error ? error : new Error(String(error)));
+      if (!(error instanceof ContinuityError)) onError(toError(error));
       return !(error instanceof ContinuityError && error.code === 'store-unavailable');
     }
   }
@@ -306,7 +299,8 @@ export class Placement {
       if (!this.#options.rebuildable) throw new ContinuityError('session-not-rebuildable');
       await session.rehydrate(await this.#options.server(session.lasting.context(true)));
     } catch (error) {
-      if (error instanceof ContinuityError && (error.code === 'session-superseded' || error.code === 'session-not-rebuildable')) await session.terminate().catch(onError);
+      if (error instanceof ContinuityError && (error.code === 'session-superseded' || error.code === 'session-not-rebuildable'))
+        await session.terminate().catch(onError);
       else await session.shutdown().catch(onError);
       throw error;
     }
@@ -316,25 +310,10 @@ export class Placement {
   }
 
   #expire(): void {
-    const { store, limits, now, onError, cluster } = this.#options;
+    const { store, limits, now, onError, cluster, observer } = this.#options;
     const at = now();
     const cutoff = at - limits.sessionIdleMs;
-    const quiet = at - limits.passivateAfterMs;
-    for (const s of this.#sessions.values()) {
-      if (s.hasReader) {
-        // A reader keeps a session alive, in the store too: else other replicas' sweeps
-        // (and this one's after a restart) would find it idle.
-        s.touch();
-        continue;
-      }
-      if (s.record.lastActiveAt < cutoff) void s.terminate().catch(onError);
-      // Passivation: nothing attached, nothing owed (no request in flight, no upgrade under
-      // way), so nothing but the SDK server's own state is lost by rebuilding it later.
-      else if (this.#passivates && s.record.lastActiveAt < quiet && s.canOfferUpgrade) {
-        this.#options.observer?.passivation(s.sessionId);
-        void s.shutdown().catch(onError);
-      }
-    }
+    sweepHeld(this.#sessions.values(), { cutoff, quiet: this.#passivates ? at - limits.passivateAfterMs : undefined, observer, onError });
     // Sessions at rest in the store (kept from earlier processes, passivated, left by a
     // replica that died) expire the same way; in a cluster, each under its lease.
     if (store.durable || cluster) {

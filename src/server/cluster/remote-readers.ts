@@ -5,6 +5,7 @@
  * owner ends it (DELETE, supersession, idle expiry) every reader here ends too. A session
  * is tracked only while it has readers here.
  */
+import { toError } from '../../protocol/errors.js';
 import type { ClusterBus, SessionStore, Unsubscribe } from '../../store/types.js';
 import { SessionReaders, type SseSink, type SseSinkOptions } from '../stream/sse-sink.js';
 
@@ -31,14 +32,17 @@ export class RemoteReaders {
     const view = this.#views.get(session) ?? this.#watch(session);
     let sink: SseSink;
     try {
-      sink = view.readers.open({
-        ...options,
-        onEnd: (ended) => {
-          options.onEnd?.(ended);
-          view.sinks.delete(ended);
-          if (view.sinks.size === 0) this.#forget(session, view);
+      sink = view.readers.open(
+        {
+          ...options,
+          onEnd: (ended) => {
+            options.onEnd?.(ended);
+            view.sinks.delete(ended);
+            if (view.sinks.size === 0) this.#forget(session, view);
+          },
         },
-      }, max);
+        max,
+      );
     } catch (error) {
       if (view.sinks.size === 0) this.#forget(session, view);
       throw error;
@@ -67,7 +71,7 @@ export class RemoteReaders {
           if (notice.stream === '') void this.#check(session);
         })
         .catch((error: unknown) => {
-          this.#onError(error instanceof Error ? error : new Error(String(error)));
+          this.#onError(toError(error));
           return undefined;
         }),
     };

@@ -7,16 +7,19 @@
  * carried to the owner over the bus, at most once: when its fate cannot be known it is
  * answered `request-abandoned` with `mayHaveRun`, and never run again behind its back.
  */
-import { ContinuityError } from '../../protocol/errors.js';
+import { ContinuityError, toError } from '../../protocol/errors.js';
 import { supportsPolling, type ProtocolVersion } from '../../protocol/headers.js';
 import { isRequest, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SessionRecord, Store } from '../../store/types.js';
-import type { CarriedReply, Cluster, Carried } from './cluster.js';
+import type { Cluster } from './cluster.js';
+import type { Carried, CarriedReply } from './wire.js';
 import type { RemoteReaders } from './remote-readers.js';
 import { sseHeaders } from '../stream/http.js';
 import type { HandleContext } from '../session/context.js';
 import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import type { ResolvedLimits } from '../stream/limits.js';
+import { readerBounds } from '../stream/bounded-writer.js';
+import type { ProcessState } from '../stream/process.js';
 import { SOCKET_STREAM, STANDALONE_STREAM } from '../stream/names.js';
 import { checkCursor, checkPosition } from '../stream/resume.js';
 import { jsonHeaders, type Accepted } from '../session/post.js';
@@ -32,12 +35,14 @@ export interface RemoteDeps {
   readonly keepAliveMs: number;
   readonly retryMs: number;
   readonly readers: RemoteReaders;
+  /** The process state its readers count in. */
+  readonly process: ProcessState;
   /**
    * A tail's watchdog: takes the session over if its owner's lease lapsed. False when the
    * store cannot be reached: the tail then ends, and its client resumes later.
    */
   checkOwner(session: string, takeOver: boolean): Promise<boolean>;
-  onError(error: Error): void;
+  onError: (error: Error) => void;
 }
 
 export class RemoteSession implements PlacedSession {
@@ -78,7 +83,7 @@ export class RemoteSession implements PlacedSession {
       const sink = this.#sink(true);
       void replayStored(this.#source, cursor.stream, after, sink).catch((error: unknown) => {
         sink.close();
-        this.#deps.onError(error instanceof Error ? error : new Error(String(error)));
+        this.#deps.onError(toError(error));
       });
       return this.#response(sink);
     }
@@ -120,7 +125,7 @@ export class RemoteSession implements PlacedSession {
   #answer(accepted: Accepted): Promise<Response> | Response {
     if (accepted.kind === 'accepted') return new Response(null, { status: 202 });
     if (accepted.kind === 'json') return new Response(accepted.body, { status: 200, headers: jsonHeaders(this.sessionId, this.epoch) });
-    return this.#tail(false, accepted.stream, 0, 1);
+    return this.#tail(false, accepted.stream, 0, 1, true);
   }
 
   /**
@@ -154,7 +159,7 @@ export class RemoteSession implements PlacedSession {
   /** A reader, counted against the session's bound for a GET (`counted`), as on the owner. */
   #sink(counted: boolean, onEnd?: () => void): SseSink {
     const { limits: l, keepAliveMs, readers } = this.#deps;
-    const options = { maxBufferedBytes: l.maxBufferedBytes, maxBufferedBytesTotal: l.maxBufferedBytesTotal, stallMs: l.readerStallMs, keepAliveMs, onEnd };
+    const options = { ...readerBounds(l, this.#deps.process), keepAliveMs, onEnd };
     return readers.open(this.sessionId, options, counted ? l.maxReadersPerSession : undefined);
   }
 
@@ -162,8 +167,11 @@ export class RemoteSession implements PlacedSession {
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 
-  /** `primingSeq`: the event that is the stream's priming event, if this client polls. */
-  async #tail(counted: boolean, stream: string, afterSeq: number, primingSeq: number | undefined): Promise<Response> {
+  /**
+   * `primingSeq`: the event that is the stream's priming event, if this client polls.
+   * `accepted`: the stream answers a call the owner took, so it is never refused.
+   */
+  async #tail(counted: boolean, stream: string, afterSeq: number, primingSeq: number | undefined, accepted = false): Promise<Response> {
     const { cluster, retryMs } = this.#deps;
     const polling = supportsPolling(this.record.protocolVersion as ProtocolVersion);
     const priming = polling && primingSeq !== undefined ? { seq: primingSeq, ms: retryMs } : undefined;
@@ -172,7 +180,7 @@ export class RemoteSession implements PlacedSession {
       ends.stop?.();
       ends.unwatch?.();
     });
-    ends.stop = await tailStream(this.#source, stream, afterSeq, sink, priming);
+    ends.stop = await tailStream(this.#source, stream, afterSeq, sink, { priming, accepted });
     // While this replica tails a session owned elsewhere, it watches the owner's lease: a
     // dead owner's session is taken over (its unanswered requests then end with
     // request-abandoned, which this tail delivers) without waiting for another request.

@@ -4,7 +4,8 @@
  * same upgrade gate) as a request that reached this replica directly.
  */
 import { ContinuityError } from '../../protocol/errors.js';
-import type { Carried, CarriedReply, Cluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
+import type { Carried, CarriedReply } from './wire.js';
 import type { Session } from '../session/session.js';
 import { messageExtra } from '../session/transport.js';
 import { isFenced } from '../session/post.js';
@@ -33,11 +34,11 @@ export async function serveCarried(owner: OwnerSide, message: Carried): Promise<
     return { ok: true, accepted: { kind: 'accepted' } };
   }
   if (message.t === 'open') {
-    proceedOrRefuse(await session.upgradeInput(message.input));
+    proceedOrRefuse(await session.upgrade.upgradeInput(message.input));
     const after = message.input === 'standalone' ? await session.primeStandalone() : undefined;
     return { ok: true, accepted: { kind: 'accepted' }, after };
   }
-  proceedOrRefuse(await session.upgradeInput('post'));
+  proceedOrRefuse(await session.upgrade.upgradeInput('post'));
   const request = new Request(message.url, { method: 'POST', headers: message.headers });
   const extra = messageExtra(request, message.authInfo, () => {});
   try {

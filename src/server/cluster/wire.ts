@@ -11,15 +11,33 @@
  *   bound to the session already; the owner needs no credential to run the request.
  */
 import { decodeTagged, encodeTagged } from '../../protocol/tagged-json.js';
-import type { Carried, CarriedReply } from './cluster.js';
+import type { ErrorCode } from '../../protocol/errors.js';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { Accepted } from '../session/post.js';
+
+/** A message carried to the owner of a session. */
+export type Carried =
+  | { t: 'post'; session: string; messages: JsonRpcMessage[]; batch: boolean; url: string; headers: Record<string, string>; authInfo?: unknown }
+  | { t: 'delete'; session: string }
+  /** A GET served on another replica: the owner's upgrade gate decides, and a standalone reader gets its priming event. */
+  | { t: 'open'; session: string; input: 'resume' | 'standalone' };
+
+/** The owner's answer. `after`: for an `open` standalone reader, the seq its priming event follows. */
+export type CarriedReply =
+  { ok: true; accepted: Accepted; after?: number | undefined } | { ok: false; code: ErrorCode; message: string; detail?: Record<string, unknown> | undefined };
+
+/**
+ * What became of a carried message: the owner's reply; `undelivered` (nobody listened:
+ * it certainly did not run); or `unknown` (delivered, and its receiver stopped answering
+ * and lost its lease: it may have run, and must not be run again).
+ */
+export type CallOutcome = { t: 'reply'; reply: CarriedReply } | { t: 'undelivered' } | { t: 'unknown' };
 
 /** Request headers that carry credentials, never carried to the owner. */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 /** A message between replicas. */
-export type Envelope =
-  | { t: 'call'; id: string; from: string; body: Carried }
-  | { t: 'reply'; id: string; body: CarriedReply };
+export type Envelope = { t: 'call'; id: string; from: string; body: Carried } | { t: 'reply'; id: string; body: CarriedReply };
 
 /** On the wire, a carried POST's `authInfo` is tagged JSON text in `auth`. */
 type WirePost = Omit<Extract<Carried, { t: 'post' }>, 'authInfo'> & { auth?: string };

@@ -24,7 +24,7 @@ export interface SessionContext {
 /** Per-request context a host framework may pass to {@link Endpoint.handle}. */
 export interface HandleContext {
   /** Authentication info, forwarded to the SDK server as `extra.authInfo`. */
-  authInfo?: unknown | undefined;
+  authInfo?: unknown;
   /**
    * The authenticated principal. A session created with one is bound to it: a request
    * from another principal is answered exactly like an unknown session (404).

@@ -143,7 +143,9 @@ export class SessionJournal {
     const text = JSON.stringify(out);
     const bytes = new TextEncoder().encode(text).byteLength;
     if (bytes > this.#limits.maxBytes) {
-      throw new ContinuityError('session-state-limit', `Session state would be ${bytes} bytes; at most ${this.#limits.maxBytes}`, { limit: this.#limits.maxBytes });
+      throw new ContinuityError('session-state-limit', `Session state would be ${bytes} bytes; at most ${this.#limits.maxBytes}`, {
+        limit: this.#limits.maxBytes,
+      });
     }
     return text;
   }

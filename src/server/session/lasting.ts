@@ -14,8 +14,6 @@ import type { ResolvedLimits } from '../stream/limits.js';
 import type { SessionContext } from './context.js';
 import { SessionJournal, isLasting, type LastingRequest } from './journal.js';
 
-type Params = Record<string, unknown> | undefined;
-
 export class LastingState {
   readonly #record: SessionRecord;
   readonly #journal: SessionJournal;
@@ -48,14 +46,14 @@ export class LastingState {
 
   /** Refuses (`session-state-limit`) a POST whose lasting requests would take the session past its bounds. */
   check(requests: readonly JsonRpcRequest[]): void {
-    for (const r of requests) if (isLasting(r.method)) this.#journal.admit(r.method, r.params as Params);
+    for (const r of requests) if (isLasting(r.method)) this.#journal.admit(r.method, r.params);
   }
 
   /** Takes note of the lasting requests among `requests` (admitted, under `keys`), to journal their success. */
   track(requests: readonly JsonRpcRequest[], keys: readonly string[]): void {
     requests.forEach((r, i) => {
       const key = keys[i];
-      if (key !== undefined && isLasting(r.method)) this.#pending.set(key, { method: r.method, params: r.params as Params });
+      if (key !== undefined && isLasting(r.method)) this.#pending.set(key, { method: r.method, params: r.params });
     });
   }
 

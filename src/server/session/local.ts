@@ -36,7 +36,7 @@ export class LocalSession implements PlacedSession {
   }
 
   async post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
-    proceedOrRefuse(await this.session.upgradeInput('post'));
+    proceedOrRefuse(await this.session.upgrade.upgradeInput('post'));
     try {
       return await this.session.post(messages, request, context, batch);
     } catch (error) {
@@ -47,18 +47,18 @@ export class LocalSession implements PlacedSession {
   }
 
   async resume(lastEventId: string): Promise<Response> {
-    proceedOrRefuse(await this.session.upgradeInput('resume'));
+    proceedOrRefuse(await this.session.upgrade.upgradeInput('resume'));
     return this.session.resume(lastEventId);
   }
 
   async openStandalone(offer: UpgradeOffer | undefined): Promise<Response> {
     const session = this.session;
-    if (offer && session.canOfferUpgrade) {
-      const action = await session.upgradeInput('offer');
-      if (action === 'offer') return session.offerUpgrade(offer.expiresInMs);
+    if (offer && session.upgrade.canOfferUpgrade) {
+      const action = await session.upgrade.upgradeInput('offer');
+      if (action === 'offer') return session.upgrade.offerUpgrade(offer.expiresInMs);
       proceedOrRefuse(action);
     }
-    proceedOrRefuse(await session.upgradeInput('standalone'));
+    proceedOrRefuse(await session.upgrade.upgradeInput('standalone'));
     return session.openStandalone();
   }
 
@@ -67,7 +67,7 @@ export class LocalSession implements PlacedSession {
   }
 
   handshake(request: Request): Promise<UpgradeDecision> {
-    return decideHandshake(this.session, request);
+    return decideHandshake(this.session.upgrade, request);
   }
 
   resetLog(): Promise<void> {

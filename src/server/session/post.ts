@@ -4,6 +4,7 @@ import { Header } from '../../protocol/headers.js';
 import { sseHeaders } from '../stream/http.js';
 import type { OutboundStream } from '../stream/outbound-stream.js';
 import { SseSink } from '../stream/sse-sink.js';
+import type { ReaderBounds } from '../stream/bounded-writer.js';
 
 /** What became of the messages of one POST. */
 export type Accepted = { kind: 'accepted' } | { kind: 'stream'; stream: string } | { kind: 'json'; body: string };
@@ -19,13 +20,13 @@ export function isFenced(error: unknown): boolean {
  */
 export async function postResponse(
   session: { readonly sessionId: string; readonly epoch: string },
-  bounds: { maxBufferedBytes: number; maxBufferedBytesTotal: number; readerStallMs: number },
+  bounds: ReaderBounds,
   keepAliveMs: number,
   accept: (attach: (stream: OutboundStream) => void) => Promise<Accepted>,
 ): Promise<Response> {
   let sink: SseSink | undefined;
   const accepted = await accept((stream) => {
-    sink = new SseSink({ maxBufferedBytes: bounds.maxBufferedBytes, maxBufferedBytesTotal: bounds.maxBufferedBytesTotal, stallMs: bounds.readerStallMs, keepAliveMs });
+    sink = new SseSink({ ...bounds, keepAliveMs });
     void stream.attach(sink, 0);
   });
   if (accepted.kind === 'accepted') return new Response(null, { status: 202 });

@@ -29,7 +29,6 @@ export interface RehydrationPlan {
   upgraded: boolean;
 }
 
-
 export async function planRehydration(log: EventLog, sessionId: string, pageSize: number): Promise<RehydrationPlan> {
   const plan: RehydrationPlan = { standalone: undefined, open: [], closed: [], nextStream: 1, upgraded: false };
   for (const name of await log.streams(sessionId)) {
@@ -58,7 +57,7 @@ export async function planRehydration(log: EventLog, sessionId: string, pageSize
 async function unansweredKeys(log: EventLog, sessionId: string, name: string, head: StreamHead, pageSize: number): Promise<string[]> {
   const open = new Set(head.requestIds);
   // One request per stream is the common case: no response can hide before an open stream's end.
-  for (let after = head.firstSeq - 1; open.size > 0; ) {
+  for (let after = head.firstSeq - 1; open.size > 0;) {
     const events = await log.read(sessionId, name, after, pageSize);
     if (events.length === 0) break;
     for (const e of events) {
@@ -84,7 +83,9 @@ function responseId(payload: string): string | undefined {
 
 /** Answers each request a dead owner left unanswered on `stream` with `request-abandoned`; the stream then completes. */
 export function abandonOpen(stream: OutboundStream, unanswered: readonly string[], report: (error: unknown) => void): void {
-  const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped; it may have run', { mayHaveRun: true });
+  const abandoned = new ContinuityError('request-abandoned', 'Request abandoned: the server process handling it stopped; it may have run', {
+    mayHaveRun: true,
+  });
   for (const key of unanswered) {
     void stream.append(JSON.stringify(errorResponse(JSON.parse(key) as RequestId, abandoned))).catch(report);
     stream.answered(key);

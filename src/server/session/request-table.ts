@@ -63,7 +63,9 @@ export class RequestTable {
 
   /** The JSON body answering these requests (an array for a batch), once every answer is in. */
   async awaitJson(keys: readonly string[], ids: readonly RequestId[], batch: boolean): Promise<string> {
-    const results = await Promise.all(keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve }))));
+    const results = await Promise.all(
+      keys.map((k, i) => new Promise<JsonRpcMessage>((resolve) => this.#jsonWaiters.set(k, { id: ids[i] as RequestId, resolve }))),
+    );
     return JSON.stringify(batch ? results : results[0]);
   }
 
@@ -80,7 +82,8 @@ export class RequestTable {
   abandonAll(): void {
     this.#byRequest.clear();
     // A JSON answer still owed can never come: say so instead of leaving the POST hanging.
-    for (const { id, resolve } of this.#jsonWaiters.values()) resolve(errorResponse(id, new ContinuityError('request-abandoned', undefined, { mayHaveRun: true })));
+    for (const { id, resolve } of this.#jsonWaiters.values())
+      resolve(errorResponse(id, new ContinuityError('request-abandoned', undefined, { mayHaveRun: true })));
     this.#jsonWaiters.clear();
   }
 }

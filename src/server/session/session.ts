@@ -1,32 +1,31 @@
 /**
- * One live session: its record, its SDK server, its streams, and the routing of every
- * outbound message to the stream it belongs on (a response to the stream of its request,
- * a related message to its request's stream while that is open, anything else to the
- * standalone stream).
+ * One live session: its record, its SDK server, and what the endpoint asks of it (POSTs,
+ * GETs, resumes, the upgrade, its end). Its streams, request table, outbound routing and
+ * lasting state are parts of their own.
  */
 import { queueMacrotask } from '#turn';
 import { randomToken } from '../../protocol/crypto.js';
-import { ContinuityError } from '../../protocol/errors.js';
-import { UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER, WS_SUBPROTOCOL, supportsPolling, type ProtocolVersion } from '../../protocol/headers.js';
-import { isRequest, isResponse, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
-import type { SessionRecord, Store } from '../../store/types.js';
+import { ContinuityError, toError } from '../../protocol/errors.js';
+import { supportsPolling, type ProtocolVersion } from '../../protocol/headers.js';
+import { isRequest, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import type { EventLog, SessionRecord, Store } from '../../store/types.js';
 import { sseHeaders } from '../stream/http.js';
 import type { HandleContext, SdkServerLike } from './context.js';
 import type { ResolvedLimits } from '../stream/limits.js';
-import { OutboundStream, type StreamHost } from '../stream/outbound-stream.js';
+import { readerBounds } from '../stream/bounded-writer.js';
+import type { ProcessState } from '../stream/process.js';
+import type { OutboundStream } from '../stream/outbound-stream.js';
+import { type StreamHost } from '../stream/outbound-stream.js';
 import { abandonOpen, planRehydration } from './rehydrate.js';
 import { isFenced, postResponse, type Accepted } from './post.js';
 import { replayStored } from '../stream/replay.js';
 import { checkCursor, checkPosition } from '../stream/resume.js';
 import { SessionTransport, messageExtra, type MessageExtra, type SendOptions, type TransportOwner } from './transport.js';
-import type { SocketPort } from '../stream/event-sink.js';
-import { SessionSocket } from '../upgrade/socket.js';
-import { SessionReaders, type SseSink } from '../stream/sse-sink.js';
-import { encodeMessage, encodeResponse } from './outgoing.js';
+import { SessionUpgrade } from './upgrade.js';
 import { RequestTable, idKey } from './request-table.js';
-import { STANDALONE_STREAM as STANDALONE, StreamNames } from '../stream/names.js';
 import { LastingState } from './lasting.js';
-import type { UpgradeAction, UpgradeInput, UpgradeState } from '../upgrade/state.js';
+import { SessionStreams } from './streams.js';
+import { Delivery } from './deliver.js';
 import { countFencedWrite, recordSessionEnd } from '../../telemetry/server.js';
 
 /** What every session shares with its endpoint. */
@@ -38,8 +37,10 @@ export interface SessionDeps {
   readonly jsonResponse: boolean;
   /** The store is shared between replicas: a failing write lets the session go instead of ending it. */
   readonly shared: boolean;
+  /** The process state its streams, readers and admission count in. */
+  readonly process: ProcessState;
   now(): number;
-  onError(error: Error): void;
+  onError: (error: Error) => void;
   onEnd(session: Session): void;
 }
 
@@ -51,34 +52,53 @@ export class Session implements StreamHost, TransportOwner {
   readonly transport: SessionTransport;
   readonly #deps: SessionDeps;
   #server: SdkServerLike | undefined;
-  #standalone!: OutboundStream;
-  /** Open request streams by name. Completed ones live only in the log. */
-  readonly #streams = new Map<string, OutboundStream>();
+  readonly #streams: SessionStreams;
   readonly #requests: RequestTable;
-  readonly #names: StreamNames;
-  #initializeKey: string | undefined;
-  /** The SDK refused to initialize: the session ends once that answer is written. */
-  #refused: { stream: OutboundStream | undefined } | undefined;
-  /** Responses nobody waits for (the replayed initialize of a rehydration). */
-  readonly #swallow = new Map<string, () => void>();
+  readonly #delivery: Delivery;
   #terminated = false;
   #persistedActiveAt: number;
-  readonly #socket = new SessionSocket();
   readonly fence: number | undefined;
-  readonly #readers = new SessionReaders();
+  readonly log: EventLog;
+  readonly process: ProcessState;
+  readonly replayPageSize: number;
   /** Lasting requests and application state, kept with the record to rebuild the session. */
   readonly lasting: LastingState;
+  /** The SSE→WebSocket upgrade of this session. */
+  readonly upgrade: SessionUpgrade;
 
   /** `fence`: the fencing token this process holds the session under (clusters). */
   constructor(record: SessionRecord, deps: SessionDeps, fence?: number) {
     this.record = record;
     this.#deps = deps;
     this.fence = fence;
+    this.log = deps.store.log;
+    this.process = deps.process;
+    this.replayPageSize = deps.limits.replayPageSize;
     this.transport = new SessionTransport(record.id, this, () => record.protocolVersion);
-    this.#names = new StreamNames(deps.limits.maxStreamsPerSession);
+    this.#streams = new SessionStreams(this, deps.limits, deps.keepAliveMs);
     this.#requests = new RequestTable(deps.limits.maxInFlightPerSession);
     this.#persistedActiveAt = record.lastActiveAt;
     this.lasting = new LastingState(record, deps.limits, (r) => deps.store.sessions.put(r, fence));
+    this.upgrade = new SessionUpgrade(this, {
+      streams: this.#streams,
+      requests: this.#requests,
+      bounds: readerBounds(deps.limits, deps.process),
+      receive: (message) => this.transport.receive(message, { requestInfo: { headers: {} } }),
+      report: this.#report,
+    });
+    this.#delivery = new Delivery({
+      requests: this.#requests,
+      streams: this.#streams,
+      socket: this.upgrade.socket,
+      lasting: this.lasting,
+      maxEventBytes: deps.limits.maxEventBytes,
+      receive: (message) => this.transport.receive(message, {}),
+      initialized: async (version) => {
+        this.record.protocolVersion = version;
+        await deps.store.sessions.put(this.record, fence);
+      },
+      endRefused: () => queueMacrotask(() => void this.terminate().catch(this.#report)),
+    });
   }
 
   // StreamHost
@@ -87,12 +107,6 @@ export class Session implements StreamHost, TransportOwner {
   }
   get epoch(): string {
     return this.record.epoch;
-  }
-  get log() {
-    return this.#deps.store.log;
-  }
-  get replayPageSize(): number {
-    return this.#deps.limits.replayPageSize;
   }
   now(): number {
     return this.#deps.now();
@@ -103,21 +117,18 @@ export class Session implements StreamHost, TransportOwner {
 
   /** Is any response attached to this session (then it is not idle)? */
   get hasReader(): boolean {
-    // Undefined until start() opened it: the sweep may look at a session being created.
-    if (this.#standalone?.hasReader) return true;
-    for (const s of this.#streams.values()) if (s.hasReader) return true;
-    return false;
+    return this.#streams.hasReader;
   }
 
   /** Nothing in flight: no request unanswered, no request stream still writing (a drain lets such a session go). */
   get idle(): boolean {
-    return this.#requests.size === 0 && this.#streams.size === 0;
+    return this.#requests.size === 0 && this.#streams.openCount === 0;
   }
 
   /** Opens the standalone stream and connects the SDK server. */
   async start(server: SdkServerLike, initialize: JsonRpcRequest): Promise<void> {
-    this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
-    this.#initializeKey = idKey(initialize.id);
+    await this.#streams.openStandalone();
+    this.#delivery.expectInitialize(initialize);
     this.#server = server;
     await server.connect(this.transport as never);
   }
@@ -133,27 +144,23 @@ export class Session implements StreamHost, TransportOwner {
     // The log holds an upgrade offer: the session moved (or was moving) to a WebSocket
     // that died with the old process. Resuming it over SSE is exactly what the upgrade boundary forbids (docs/design.md §4).
     if (plan.upgraded) throw new ContinuityError('session-superseded');
-    this.#standalone = plan.standalone
-      ? OutboundStream.restore(this, STANDALONE, plan.standalone, { kind: 'standalone', requestIds: [] })
-      : await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
-    this.#names.restore(plan.nextStream, plan.closed);
+    await this.#streams.restoreStandalone(plan.standalone);
+    this.#streams.names.restore(plan.nextStream, plan.closed);
     this.#server = server;
     await server.connect(this.transport as never);
-    await this.#internal(JSON.parse(this.record.initialize) as JsonRpcRequest);
+    await this.#delivery.internal(JSON.parse(this.record.initialize) as JsonRpcRequest);
     this.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, {});
     // The same session: what the client set for the session's life goes back in, answers dropped.
-    await this.lasting.replay((request) => this.#internal(request), this.#deps.limits.rebuildTimeoutMs);
-    for (const { name, head, unanswered } of plan.open) {
-      const stream = OutboundStream.restore(this, name, head, { kind: 'request', requestIds: unanswered });
-      this.#streams.set(name, stream);
-      abandonOpen(stream, unanswered, this.#report);
-    }
+    await this.lasting.replay((request) => this.#delivery.internal(request), this.#deps.limits.rebuildTimeoutMs);
+    for (const { name, head, unanswered } of plan.open) abandonOpen(this.#streams.restoreRequest(name, head, unanswered), unanswered, this.#report);
   }
 
   /** Handles the messages of one POST (already validated by the endpoint). */
   post(messages: JsonRpcMessage[], request: Request, context: HandleContext, batch: boolean): Promise<Response> {
-    const extra = messageExtra(request, context.authInfo, () => this.#standalone.closeReader(this.#retry));
-    return postResponse(this, this.#deps.limits, this.#deps.keepAliveMs, (attach) => this.accept(messages, extra, batch, attach));
+    const extra = messageExtra(request, context.authInfo, () => this.#streams.standalone.closeReader(this.#retry));
+    return postResponse(this, readerBounds(this.#deps.limits, this.#deps.process), this.#deps.keepAliveMs, (attach) =>
+      this.accept(messages, extra, batch, attach),
+    );
   }
 
   /**
@@ -173,20 +180,24 @@ export class Session implements StreamHost, TransportOwner {
     this.#requests.admit(keys);
     this.lasting.track(requests, keys);
     if (this.#deps.jsonResponse) {
-      const answers = this.#requests.awaitJson(keys, requests.map((r) => r.id), batch);
+      const answers = this.#requests.awaitJson(
+        keys,
+        requests.map((r) => r.id),
+        batch,
+      );
       for (const m of messages) this.transport.receive(m, extra);
       return { kind: 'json', body: await answers };
     }
 
-    const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
+    const stream = await this.#streams.openRequest(keys);
     if (this.#terminated) throw new ContinuityError('session-not-found');
-    this.#streams.set(stream.name, stream);
+    this.#streams.add(stream);
     this.#requests.onStream(keys, stream);
     attach?.(stream);
     // The priming event is in the log and in the body before the response is returned, so
     // the adapter sends it with the headers: no window in which a client holds a stream
     // without a position to resume from.
-    if (this.#polling && this.#initializeKey !== keys[0]) await stream.append('', 0, { retry: this.#deps.retryMs, durable: true });
+    if (this.#polling && !this.#delivery.isInitialize(keys[0])) await stream.append('', 0, { retry: this.#deps.retryMs, durable: true });
     const perRequest: MessageExtra = { ...extra, closeSSEStream: () => stream.closeReader(this.#retry) };
     for (const m of messages) this.transport.receive(m, perRequest);
     return { kind: 'stream', stream: stream.name };
@@ -194,8 +205,9 @@ export class Session implements StreamHost, TransportOwner {
 
   /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
   async openStandalone(): Promise<Response> {
-    const sink = this.#newSink(true);
-    void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
+    const sink = this.#streams.newSink(true);
+    const { standalone } = this.#streams;
+    void standalone.attach(sink, standalone.deliveredSeq);
     await this.primeStandalone();
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
@@ -203,8 +215,9 @@ export class Session implements StreamHost, TransportOwner {
   /** A standalone reader opens, here or on another replica: the priming event is logged for polling clients. Returns the seq it follows. */
   async primeStandalone(): Promise<number> {
     this.touch();
-    const after = this.#standalone.lastSeq;
-    if (this.#polling) await this.#standalone.append('', 0, { retry: this.#deps.retryMs, durable: true });
+    const { standalone } = this.#streams;
+    const after = standalone.lastSeq;
+    if (this.#polling) await standalone.append('', 0, { retry: this.#deps.retryMs, durable: true });
     return after;
   }
 
@@ -214,12 +227,12 @@ export class Session implements StreamHost, TransportOwner {
     const cursor = checkCursor(lastEventId, this.epoch, this.record.pastEpochs);
     const { log } = this;
     const head = await log.head(this.sessionId, cursor.stream);
-    if (!head && this.#names.wasDropped(cursor.stream)) {
+    if (!head && this.#streams.names.wasDropped(cursor.stream)) {
       throw new ContinuityError('replay-window-exceeded', 'The stream of this cursor was dropped by retention', { stream: cursor.stream });
     }
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
-    const sink = this.#newSink(true);
-    const live = cursor.stream === STANDALONE ? this.#standalone : this.#streams.get(cursor.stream);
+    const sink = this.#streams.newSink(true);
+    const live = this.#streams.live(cursor.stream);
     if (live && !live.complete) {
       void live.attach(sink, after);
     } else {
@@ -244,10 +257,8 @@ export class Session implements StreamHost, TransportOwner {
   async #end(forget: boolean): Promise<void> {
     if (this.#terminated) return;
     this.#terminated = true;
-    this.#socket.stop();
-    this.#standalone?.detach();
-    for (const s of this.#streams.values()) s.detach();
-    this.#streams.clear();
+    this.upgrade.socket.stop();
+    this.#streams.detachAll();
     this.#requests.abandonAll();
     try {
       await this.#server?.close();
@@ -271,87 +282,13 @@ export class Session implements StreamHost, TransportOwner {
    */
   async resetLog(): Promise<void> {
     if (this.#terminated) throw new ContinuityError('session-not-found');
-    this.#standalone.retire();
-    for (const s of this.#streams.values()) s.retire();
     const { store } = this.#deps;
+    this.#streams.retireAll();
     await store.log.dropSession(this.sessionId);
     this.record.pastEpochs = [...this.record.pastEpochs, this.record.epoch].slice(-MAX_PAST_EPOCHS);
     this.record.epoch = randomToken(12);
     await store.sessions.put(this.record, this.fence);
-    this.#names.forgetCompleted();
-    this.#standalone = await OutboundStream.open(this, STANDALONE, { kind: 'standalone', requestIds: [] });
-    const open = [...this.#streams.values()];
-    this.#streams.clear();
-    for (const old of open) {
-      const keys = [...old.openRequests];
-      const stream = await OutboundStream.open(this, this.#names.next(), { kind: 'request', requestIds: keys });
-      this.#streams.set(stream.name, stream);
-      this.#requests.onStream(keys, stream);
-    }
-  }
-
-  get upgradeState(): UpgradeState {
-    return this.#socket.state;
-  }
-
-  /**
-   * An upgrade is offered only to a quiet session: no request is answered on an SSE stream.
-   * A request stream that owes nothing more counts as quiet while its close is still being
-   * written to the store (with a remote store that can outlast the client's next request).
-   */
-  get canOfferUpgrade(): boolean {
-    if (this.#socket.state !== 'sse-active' || this.#requests.size > 0) return false;
-    for (const s of this.#streams.values()) if (s.openRequests.size > 0) return false;
-    return true;
-  }
-
-  /** Feeds the upgrade state machine; a `supersede` action ends the session. */
-  async upgradeInput(input: UpgradeInput): Promise<UpgradeAction> {
-    const { action } = this.#socket.apply(input);
-    if (action === 'supersede') await this.terminate();
-    return action;
-  }
-
-  /**
-   * The offer (state already `upgrade-pending`): `upgrade-accepted` goes into the log
-   * before it is written to the standalone stream; from now on every outbound message
-   * goes to the socket's stream. The offer expires after `expiresInMs`.
-   */
-  async offerUpgrade(expiresInMs: number): Promise<Response> {
-    this.touch();
-    const token = await this.#socket.offer(this, expiresInMs, () => void this.upgradeInput('timeout').catch(this.#report));
-    const sink = this.#newSink();
-    void this.#standalone.attach(sink, this.#standalone.deliveredSeq);
-    const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token, subprotocol: WS_SUBPROTOCOL, expiresInMs } };
-    await this.#standalone.append(JSON.stringify(offer), undefined, { durable: true });
-    // The header says "an offer follows" before the body does, so the client can hold its
-    // requests until the socket is open instead of racing the switch.
-    return new Response(sink.body, { status: 200, headers: { ...sseHeaders(this.sessionId, this.epoch), [UPGRADE_REQUEST_HEADER]: 'websocket' } });
-  }
-
-  /** Which handshake input a presented token is. */
-  handshakeInput(token: string | null): UpgradeInput {
-    return this.#socket.handshakeInput(token, this.now());
-  }
-
-  /**
-   * The handshake completed (101 written): the SSE stream ends, JSON-RPC flows both ways
-   * on the socket, starting with whatever was logged while the upgrade was pending.
-   */
-  adoptSocket(port: SocketPort): void {
-    this.#standalone.detach();
-    this.#socket.adopt(
-      port,
-      this.#deps.limits,
-      (message) => {
-        this.touch();
-        // Admitted like a POST's requests (in-flight bound, no duplicate ids); a refusal goes back on the socket.
-        if (isRequest(message)) this.#requests.admitOn([idKey(message.id)], this.#socket.stream as OutboundStream);
-        this.transport.receive(message, { requestInfo: { headers: {} } });
-      },
-      () => void this.upgradeInput('ws-closed').catch(this.#report),
-      this.#report,
-    );
+    await this.#streams.renew((keys, stream) => this.#requests.onStream(keys, stream));
   }
 
   touch(): void {
@@ -366,42 +303,9 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   // TransportOwner: everything the SDK server sends comes through here.
-  async deliver(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void> {
-    if (this.#terminated) throw new ContinuityError('session-not-found');
-    const socketStream = this.#socket.stream;
-    if (socketStream) {
-      // Since the upgrade offer everything goes to the socket's stream, and only there:
-      // nothing is ever delivered on both transports.
-      if (isResponse(message) && message.id !== null && message.id !== undefined) this.#requests.answered(idKey(message.id));
-      const { payload, bytes } = encodeMessage(message, this.#deps.limits.maxEventBytes);
-      return socketStream.append(payload, bytes);
-    }
-    if (isResponse(message) && message.id !== null && message.id !== undefined) {
-      const key = idKey(message.id);
-      const swallow = this.#swallow.get(key);
-      if (swallow) {
-        this.#swallow.delete(key);
-        return swallow();
-      }
-      if (key === this.#initializeKey) await this.#onInitializeResponse(message);
-      await this.lasting.answered(key, message);
-      if (this.#requests.resolveJson(key, message)) {
-        if (this.#refused) this.#endRefused();
-        return;
-      }
-      const stream = this.#requests.stream(key);
-      if (!stream) throw new ContinuityError('internal-error', `No open request ${key} to answer`);
-      if (this.#refused) this.#refused.stream = stream;
-      const { payload, bytes } = encodeResponse(message, message.id, this.#deps.limits.maxEventBytes);
-      this.#requests.answered(key);
-      const appended = stream.append(payload, bytes);
-      stream.answered(key);
-      return appended;
-    }
-    const related = options?.relatedRequestId;
-    const stream = (related !== undefined && this.#requests.stream(idKey(related))) || this.#standalone;
-    const { payload, bytes } = encodeMessage(message, this.#deps.limits.maxEventBytes);
-    return stream.append(payload, bytes);
+  deliver(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void> {
+    if (this.#terminated) return Promise.reject(new ContinuityError('session-not-found'));
+    return this.#delivery.deliver(message, options);
   }
 
   transportClosed(): void {
@@ -426,9 +330,8 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   onStreamComplete(stream: OutboundStream): void {
-    if (this.#refused?.stream === stream) this.#endRefused();
-    this.#streams.delete(stream.name);
-    const drop = this.#names.completed(stream.name);
+    this.#delivery.streamCompleted(stream);
+    const drop = this.#streams.completed(stream);
     if (drop !== undefined) void this.log.dropStream(this.sessionId, drop).catch(this.#report);
   }
 
@@ -441,36 +344,6 @@ export class Session implements StreamHost, TransportOwner {
   }
 
   readonly #report = (error: unknown): void => {
-    this.#deps.onError(error instanceof Error ? error : new Error(String(error)));
+    this.#deps.onError(toError(error));
   };
-
-  async #onInitializeResponse(message: JsonRpcMessage): Promise<void> {
-    this.#initializeKey = undefined;
-    const version = 'result' in message ? message.result.protocolVersion : undefined;
-    if (typeof version === 'string') {
-      this.record.protocolVersion = version;
-      await this.#deps.store.sessions.put(this.record, this.fence);
-    } else {
-      // The SDK refused to initialize: the session must not outlive the answer, but the
-      // answer goes out first (ended at once, the client would get an empty 200 stream).
-      this.#refused = { stream: undefined };
-    }
-  }
-
-  /** Hands `request` to the SDK server; resolves once it answered (the answer is dropped). */
-  #internal(request: JsonRpcRequest): Promise<void> {
-    const answered = new Promise<void>((resolve) => this.#swallow.set(idKey(request.id), resolve));
-    this.transport.receive(request, {});
-    return answered;
-  }
-
-  #endRefused(): void {
-    this.#refused = undefined;
-    queueMacrotask(() => void this.terminate().catch(this.#report));
-  }
-
-  #newSink(counted = false): SseSink {
-    const { limits: l, keepAliveMs } = this.#deps; // a GET reader (`counted`) is bounded by maxReadersPerSession
-    return this.#readers.open({ maxBufferedBytes: l.maxBufferedBytes, maxBufferedBytesTotal: l.maxBufferedBytesTotal, stallMs: l.readerStallMs, keepAliveMs }, counted ? l.maxReadersPerSession : undefined);
-  }
 }

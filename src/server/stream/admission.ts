@@ -17,61 +17,64 @@ import { queueMacrotask } from '#turn';
 /** Request handling started per event-loop turn before further requests wait a turn, ms. */
 export const REQUEST_BUDGET_MS = 2;
 
-/** When the current turn's first request started; -1 once the turn has ended. */
-let turnStart = -1;
-let turnEndQueued = false;
-/** Requests waiting for a turn, oldest first; each has one pending {@link pump}. */
-const waiting: Array<() => void> = [];
+/** Admission of the requests that share one event loop; `ProcessState` (`./process.ts`) holds the process's. */
+export class Admission {
+  /** When the current turn's first request started; -1 once the turn has ended. */
+  #turnStart = -1;
+  #turnEndQueued = false;
+  /** Requests waiting for a turn, oldest first; each has one pending {@link #pump}. */
+  readonly #waiting: Array<() => void> = [];
 
-function endTurn(): void {
-  turnEndQueued = false;
-  turnStart = -1;
-}
-
-/** Ends the current turn after the work queued so far (a later macrotask). */
-function endTurnSoon(): void {
-  if (turnEndQueued) return;
-  turnEndQueued = true;
-  queueMacrotask(endTurn);
-}
-
-/**
- * One waiting request's chance to start. Each runs as its own macrotask, so the request it
- * starts runs (to its first I/O wait) before the next pump measures the turn.
- */
-function pump(): void {
-  const now = performance.now();
-  if (turnStart < 0) {
-    turnStart = now;
-    endTurnSoon();
-  } else if (now - turnStart >= REQUEST_BUDGET_MS) {
-    // Spent: try again in a later macrotask, which ends this turn itself. It does not wait
-    // for endTurnSoon's: a runtime that cancels the timers of a request that has ended
-    // (Workers) may never run that one, and a pump that only rescheduled itself would spin.
-    queueMacrotask(() => {
-      endTurn();
-      pump();
-    });
-    return;
-  }
-  waiting.shift()?.();
-}
-
-/**
- * Call before handling a request: `undefined` when it may start now, else a promise that
- * resolves when its turn comes. Never rejects.
- */
-export function admit(): Promise<void> | undefined {
-  if (waiting.length === 0) {
-    const now = performance.now();
-    if (turnStart < 0) {
-      turnStart = now;
-      endTurnSoon();
-      return undefined;
+  /**
+   * Call before handling a request: `undefined` when it may start now, else a promise that
+   * resolves when its turn comes. Never rejects.
+   */
+  admit(): Promise<void> | undefined {
+    if (this.#waiting.length === 0) {
+      const now = performance.now();
+      if (this.#turnStart < 0) {
+        this.#turnStart = now;
+        this.#endTurnSoon();
+        return undefined;
+      }
+      if (now - this.#turnStart < REQUEST_BUDGET_MS) return undefined;
     }
-    if (now - turnStart < REQUEST_BUDGET_MS) return undefined;
+    const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
+    queueMacrotask(this.#pump);
+    return turn;
   }
-  const turn = new Promise<void>((resolve) => waiting.push(resolve));
-  queueMacrotask(pump);
-  return turn;
+
+  readonly #endTurn = (): void => {
+    this.#turnEndQueued = false;
+    this.#turnStart = -1;
+  };
+
+  /** Ends the current turn after the work queued so far (a later macrotask). */
+  #endTurnSoon(): void {
+    if (this.#turnEndQueued) return;
+    this.#turnEndQueued = true;
+    queueMacrotask(this.#endTurn);
+  }
+
+  /**
+   * One waiting request's chance to start. Each runs as its own macrotask, so the request it
+   * starts runs (to its first I/O wait) before the next pump measures the turn.
+   */
+  readonly #pump = (): void => {
+    const now = performance.now();
+    if (this.#turnStart < 0) {
+      this.#turnStart = now;
+      this.#endTurnSoon();
+    } else if (now - this.#turnStart >= REQUEST_BUDGET_MS) {
+      // Spent: try again in a later macrotask, which ends this turn itself. It does not wait
+      // for endTurnSoon's: a runtime that cancels the timers of a request that has ended
+      // (Workers) may never run that one, and a pump that only rescheduled itself would spin.
+      queueMacrotask(() => {
+        this.#endTurn();
+        this.#pump();
+      });
+      return;
+    }
+    this.#waiting.shift()?.();
+  };
 }

@@ -1,4 +1,4 @@
-import { ReaderShare } from './reader-budget.js';
+import { BoundedWriter, type ReaderBounds } from './bounded-writer.js';
 import { countReaderCut } from '../../telemetry/server.js';
 
 /** Where an outbound stream writes: an SSE response, or (after an upgrade) a WebSocket. */
@@ -23,45 +23,61 @@ export interface EventSink {
   takenOver(): void;
 }
 
-/** The part of a WebSocket the core needs; the Node adapter wraps `ws` in it. */
-export interface SocketPort {
-  /** Queues a text frame; `done` runs once it is written to the socket (or failed). */
-  send(text: string, done?: (error?: Error) => void): void;
-  close(code: number, reason: string): void;
-  /** Bytes queued and not yet written, for backpressure. */
-  readonly bufferedAmount: number;
-  onMessage(listener: (text: string) => void): void;
+/**
+ * Where a sink's text goes once it leaves the core: a Node response written directly, or a
+ * WebSocket. Every sink bounds what its port holds by the same policy ({@link BoundedWriter}).
+ */
+export interface SinkPort {
+  /**
+   * Queues text for the reader. Returns true when `onDrain` listeners will run once this
+   * text has been taken; false when it was taken (or dropped) with no signal to come, so
+   * only what was queued before it may be counted.
+   */
+  write(text: string): boolean;
+  /** Bytes (for text, UTF-16 units, as Node counts them) queued and not yet taken by the reader. */
+  readonly queuedBytes: number;
+  /** Ends once what is queued has gone. */
+  end(): void;
+  /** Ends at once, dropping what is queued (a cut). */
+  destroy(): void;
+  /** `listener` runs each time the reader has taken some or all of what was queued. */
+  onDrain(listener: () => void): void;
+  /** `listener` runs once when the reader is gone (finished, or the client left). */
   onClose(listener: () => void): void;
 }
 
-/** What a socket may hold for its reader: alone, and with every other reader of the process. */
-export interface SocketBounds {
-  maxBufferedBytes: number;
-  maxBufferedBytesTotal: number;
+/** A WebSocket as the core needs it: a sink port that also receives text frames. */
+export interface SocketPort extends SinkPort {
+  /** Closes with a WebSocket close code (a refused handshake that completed). */
+  close(code: number, reason: string): void;
+  onMessage(listener: (text: string) => void): void;
 }
+
+/** What a socket may hold for its reader: alone, with every other reader, and for how long. */
+export type SocketBounds = ReaderBounds;
 
 /** Below this many queued bytes a paced replay writes its next page. */
 const LOW_WATER_BYTES = 1024 * 1024;
 
 /**
  * Events as WebSocket text frames: one JSON-RPC message per frame. Priming events carry
- * no message and are not sent. Over its byte budget (its own, or all readers' together
- * while it is behind) the socket is closed, not buffered.
+ * no message and are not sent. Past its bounds (its own, all readers' together while it is
+ * behind, or stalled) the socket is closed, not buffered.
  */
 export class SocketSink implements EventSink {
   #ended = false;
-  #waiters: Array<() => void> = [];
   readonly #port: SocketPort;
-  readonly #bounds: SocketBounds;
-  readonly #share = new ReaderShare();
+  readonly #writer: BoundedWriter;
 
   constructor(port: SocketPort, bounds: SocketBounds) {
     this.#port = port;
-    this.#bounds = bounds;
+    this.#writer = new BoundedWriter(bounds, LOW_WATER_BYTES);
+    port.onDrain(() => {
+      if (!this.#ended) this.#writer.progressed(port.queuedBytes);
+    });
     port.onClose(() => {
       this.#ended = true;
-      this.#share.release();
-      this.#wake();
+      this.#writer.release();
     });
   }
 
@@ -71,14 +87,14 @@ export class SocketSink implements EventSink {
 
   write(events: ReadonlyArray<{ id: string; data: string }>): boolean {
     if (this.#ended) return false;
-    const before = this.#port.bufferedAmount;
-    for (const e of events) if (e.data !== '') this.#port.send(e.data, this.#sent);
-    const queued = this.#port.bufferedAmount;
-    if (queued > this.#bounds.maxBufferedBytes || (before > 0 && this.#share.totalWith(queued) > this.#bounds.maxBufferedBytesTotal)) {
-      this.close();
+    let adding = 0;
+    for (const e of events) adding += e.data.length;
+    if (!this.#writer.admits(this.#port.queuedBytes, adding)) {
+      this.cut();
       return false;
     }
-    this.#share.count(queued);
+    for (const e of events) if (e.data !== '') this.#port.write(e.data);
+    this.#writer.count(this.#port.queuedBytes);
     return true;
   }
 
@@ -87,36 +103,25 @@ export class SocketSink implements EventSink {
   }
 
   drained(): Promise<void> {
-    if (this.#ended || this.#port.bufferedAmount <= LOW_WATER_BYTES) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return this.#writer.drained(this.#port.queuedBytes, this.#ended);
   }
 
   close(): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#share.release();
-    this.#wake();
-    this.#port.close(1000, 'closing');
+    this.#writer.release();
+    this.#port.end();
   }
 
   cut(): void {
-    if (!this.#ended) countReaderCut('behind');
-    this.close();
+    if (this.#ended) return;
+    countReaderCut('behind');
+    this.#ended = true;
+    this.#writer.release();
+    this.#port.destroy();
   }
 
   takenOver(): void {
     this.close();
-  }
-
-  /** A frame left for the socket: wake paced writers once the queue is low again. */
-  readonly #sent = (): void => {
-    if (!this.#ended) this.#share.count(this.#port.bufferedAmount);
-    if (this.#ended || this.#port.bufferedAmount <= LOW_WATER_BYTES) this.#wake();
-  };
-
-  #wake(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) w();
   }
 }

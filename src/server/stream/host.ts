@@ -3,6 +3,7 @@
  * holds the session, so streams and replay never import the session itself.
  */
 import type { EventLog } from '../../store/types.js';
+import type { ProcessState } from './process.js';
 
 /** A stream that has written and closed its last event, as its host sees it. */
 export interface CompletedStream {
@@ -18,6 +19,8 @@ export interface StreamHost {
   /** Fencing token of this process's ownership of the session (clusters), passed on every write. */
   readonly fence: number | undefined;
   now(): number;
+  /** The process state its producers share (default: `defaultProcess`). */
+  readonly process?: ProcessState | undefined;
   /** The stream has written and closed its last event. */
   onStreamComplete(stream: CompletedStream): void;
   /** The log refused a batch even after retries: the stream's history can no longer be proven. */

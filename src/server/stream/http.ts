@@ -2,6 +2,8 @@
 import { ContinuityError, type ErrorCode } from '../../protocol/errors.js';
 import { Header } from '../../protocol/headers.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
+import type { BodyBudget } from './body-budget.js';
+import { defaultProcess } from './process.js';
 
 /**
  * Codes whose message can carry a backend's own words (a Redis reply naming a script, a
@@ -37,24 +39,17 @@ export function sseHeaders(sessionId: string, epoch: string): Record<string, str
 }
 
 /**
- * Bytes of request bodies being received in this process, not yet parsed. Each body is
- * bounded on its own, but how many arrive at once is the clients' choice: bodies held
- * one byte short of complete would otherwise buffer that bound times the connections.
- */
-let receiving = 0;
-
-/** Bytes of request bodies this process is receiving now. */
-export function bodiesReceiving(): number {
-  return receiving;
-}
-
-/**
  * Reads a request body as text, refusing more than `limit` bytes without reading them all
  * (a lying or absent Content-Length cannot make us buffer more), and refusing with
- * `server-busy` (503, retryable) a chunk that would take the bodies being received by the
- * whole process past `totalLimit`.
+ * `server-busy` (503, retryable) a chunk that would take the bodies being received
+ * (counted in `bodies`, the process's by default) past `totalLimit`.
  */
-export async function readBody(request: Request, limit: number, totalLimit = Number.POSITIVE_INFINITY): Promise<string> {
+export async function readBody(
+  request: Request,
+  limit: number,
+  totalLimit = Number.POSITIVE_INFINITY,
+  bodies: BodyBudget = defaultProcess.bodies,
+): Promise<string> {
   const declared = request.headers.get(Header.ContentLength);
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (!request.body) return '';
@@ -69,16 +64,15 @@ export async function readBody(request: Request, limit: number, totalLimit = Num
         await reader.cancel().catch(() => {});
         throw tooLarge(limit);
       }
-      if (receiving + value.byteLength > totalLimit) {
+      if (!bodies.take(value.byteLength, totalLimit)) {
         await reader.cancel().catch(() => {});
         throw new ContinuityError('server-busy', undefined, { limit: totalLimit });
       }
       size += value.byteLength;
-      receiving += value.byteLength;
       chunks.push(value);
     }
   } finally {
-    receiving -= size;
+    bodies.give(size);
   }
   const all = new Uint8Array(size);
   let offset = 0;

@@ -1,4 +1,6 @@
 /** The endpoint's limits, their defaults, and validation. */
+import { resolvePositive } from '../../protocol/options.js';
+
 /** Limits. Every one has a default; breaching one is a typed error, never unbounded growth. */
 export interface EndpointLimits {
   /** Largest accepted POST body, bytes (default 4 MiB) → 413 `body-too-large`. */
@@ -73,12 +75,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   rebuildTimeoutMs: 10_000,
 };
 
+/** `limits` over the defaults; throws a RangeError naming the first one that is not a positive number. */
 export function resolveLimits(limits: EndpointLimits | undefined): ResolvedLimits {
-  // An option given as `undefined` takes its default.
-  const out: Record<string, unknown> = { ...DEFAULT_LIMITS };
-  for (const [k, v] of Object.entries(limits ?? {})) if (v !== undefined) out[k] = v;
-  for (const [k, v] of Object.entries(out)) {
-    if (!(typeof v === 'number' && v > 0)) throw new RangeError(`limits.${k} must be a positive number, got ${String(v)}`);
-  }
-  return out as ResolvedLimits;
+  return resolvePositive('limits', DEFAULT_LIMITS, limits);
 }

@@ -3,8 +3,7 @@
  * completed ones are kept. A name below the counter that the log no longer holds was
  * dropped by that bound: its cursors get `replay-window-exceeded`, not `cursor-invalid`.
  */
-/** The session's standalone (GET) stream. */
-export const STANDALONE_STREAM = '0';
+export { STANDALONE_STREAM } from '../../protocol/event-id.js';
 /** The stream that carries a session's messages after an upgrade offer. */
 export const SOCKET_STREAM = '_ws'; // never a request stream's name (those are base-36 numbers)
 

@@ -14,14 +14,18 @@
 import { ContinuityError } from '../../protocol/errors.js';
 import { chainSeed, eventIdPrefix } from '../../protocol/event-id.js';
 import { hashNextChain, utf8Length } from '../../protocol/chain-hash.js';
-import { atNextTurn, nextTurn, turnBudgetSpent } from './turns.js';
+import { defaultProcess } from './process.js';
+import type { Turns } from './turns.js';
 import type { LogEvent, StreamHead, StreamInfo } from '../../store/types.js';
 import type { EventSink } from './event-sink.js';
 import { ReplayPages } from './replay.js';
 import type { StreamHost } from './host.js';
+import { acceptsAppends, streamTransition, type StreamInput, type StreamPhase } from './phase.js';
+import { StreamReader } from './reader.js';
 
 export type { StreamHost } from './host.js';
-
+export type { StreamPhase } from './phase.js';
+export { READER_WAIT_MS } from './reader.js';
 
 interface Pending {
   /** Carries its UTF-8 byte count (`bytes`), counted once, for the store and retention. */
@@ -54,14 +58,7 @@ const HIGH_WATER_BYTES = 1024 * 1024;
  * turn runs before the producer resumes.
  */
 export const TURN_BYTES = 32 * 1024;
-/**
- * How long a producer waits for a live reader that is behind (its response buffer is full)
- * before going on without it. Pacing a producer to its reader keeps a fast tool from
- * outrunning the reader's buffer and then the log's retention. A reader that does not
- * catch up within this bound is stalled: producers stop waiting for it until it drains
- * (meanwhile it is cut at its buffer limit, and resumes from the log).
- */
-export const READER_WAIT_MS = 1_000;
+
 interface Waiter {
   seq: number;
   durable: boolean;
@@ -72,14 +69,25 @@ interface Waiter {
 /** Store write attempts for one batch before the session is given up (see #flush). */
 const STORE_ATTEMPTS = [0, 20, 200];
 
+/**
+ * The group commit's own cycle, apart from the stream's phase: no flush queued, one queued
+ * for the next turn, or one writing to the store (appends meanwhile join its next batch).
+ */
+type FlushCycle = 'idle' | 'queued' | 'writing';
+
 export class OutboundStream {
   readonly name: string;
   readonly kind: StreamInfo['kind'];
   readonly #host: StreamHost;
   /** Request keys (JSON of the id) this stream still owes a response. */
   readonly #open: Set<string>;
-  /** `<epoch>.<stream>.`: IDs this stream makes need no re-validation per event. */
-  readonly #idPrefix: string;
+  readonly #reader: StreamReader;
+  /** The event loop's turn budget this stream's producers share. */
+  readonly #turns: Turns;
+  #phase: StreamPhase = 'open';
+  /** Why appends are refused, once broken or retired. */
+  #failure: ContinuityError | undefined;
+  #flushCycle: FlushCycle = 'idle';
   #lastSeq: number;
   #lastChain: string;
   #persistedSeq: number;
@@ -88,33 +96,16 @@ export class OutboundStream {
   #pendingBytes = 0;
   /** Bytes appended since this stream's last flush or yield. */
   #turnBytes = 0;
-  /** A wait for a lagging reader in progress, shared by the appends that meet it. */
-  #readerWait: Promise<void> | undefined;
-  /** A reader that did not catch up within the bound: not waited for until it drains. */
-  #stalledSink: EventSink | undefined;
   /** Callers waiting for the backlog to drain below the high-water mark, or for durability. */
   #waiters: Waiter[] = [];
-  #broken: unknown;
-  #flushScheduled = false;
-  /** Replaced by a new stream (log reset): its remaining writes no longer matter. */
-  #retired = false;
-  #flushing = false;
-  #completing = false;
-  #complete = false;
-  #sink: EventSink | undefined;
-  /** Highest seq written to the attached sink. */
-  #sinkSeq = 0;
-  /** The attached sink is still being replayed to; live writes wait for the replay loop. */
-  #catchingUp = false;
-  /** Highest seq ever written to any sink: where a GET without a cursor starts. */
-  #deliveredSeq = 0;
 
-  private constructor(host: StreamHost, name: string, info: StreamInfo, lastSeq: number, lastChain: string) {
+  private constructor(host: StreamHost, name: string, info: StreamInfo, lastSeq: number, lastChain: string, deliveredSeq: number) {
     this.#host = host;
     this.name = name;
     this.kind = info.kind;
     this.#open = new Set(info.requestIds);
-    this.#idPrefix = eventIdPrefix(host.epoch, name);
+    this.#turns = (host.process ?? defaultProcess).turns;
+    this.#reader = new StreamReader(eventIdPrefix(host.epoch, name), deliveredSeq);
     this.#lastSeq = lastSeq;
     this.#lastChain = lastChain;
     this.#persistedSeq = lastSeq;
@@ -124,7 +115,7 @@ export class OutboundStream {
   static async open(host: StreamHost, name: string, info: StreamInfo): Promise<OutboundStream> {
     const seed = chainSeed(host.epoch, name);
     await host.log.openStream(host.sessionId, name, seed, info, host.fence);
-    return new OutboundStream(host, name, info, 0, seed);
+    return new OutboundStream(host, name, info, 0, seed, 0);
   }
 
   /**
@@ -133,31 +124,30 @@ export class OutboundStream {
    * cursor starts after everything stored (the old process may have delivered it).
    */
   static restore(host: StreamHost, name: string, head: StreamHead, info: StreamInfo): OutboundStream {
-    const stream = new OutboundStream(host, name, info, head.lastSeq, head.lastChain);
-    stream.#deliveredSeq = head.lastSeq;
-    return stream;
+    return new OutboundStream(host, name, info, head.lastSeq, head.lastChain, head.lastSeq);
   }
 
   /** Completes a request stream that owes nothing (its process died after the last response). */
   settle(): void {
-    if (this.kind === 'request' && this.#open.size === 0 && !this.#completing) {
-      this.#completing = true;
-      this.#scheduleFlush();
-    }
+    if (this.kind === 'request' && this.#open.size === 0 && this.#move('settle')) this.#scheduleFlush();
   }
 
+  /** Where the stream is in its life (see `./phase.ts`). */
+  get phase(): StreamPhase {
+    return this.#phase;
+  }
   get deliveredSeq(): number {
-    return this.#deliveredSeq;
+    return this.#reader.deliveredSeq;
   }
   /** The last seq numbered (appended, not necessarily in the log yet). */
   get lastSeq(): number {
     return this.#lastSeq;
   }
   get complete(): boolean {
-    return this.#complete;
+    return this.#phase === 'complete';
   }
   get hasReader(): boolean {
-    return this.#sink !== undefined && !this.#sink.ended;
+    return this.#reader.attached;
   }
   get openRequests(): ReadonlySet<string> {
     return this.#open;
@@ -171,8 +161,9 @@ export class OutboundStream {
    * when the caller already counted it (it is counted once, then carried to the store).
    */
   append(payload: string, bytes: number = utf8Length(payload), options?: AppendOptions): Promise<void> {
-    if (this.#broken !== undefined) return Promise.reject(this.#broken);
-    if (this.#completing) return Promise.reject(new ContinuityError('stream-complete', undefined, { stream: this.name }));
+    if (!acceptsAppends(this.#phase)) {
+      return Promise.reject(this.#failure ?? new ContinuityError('stream-complete', undefined, { stream: this.name }));
+    }
     const seq = this.#lastSeq + 1;
     const chain = hashNextChain(this.#lastChain, payload);
     this.#lastSeq = seq;
@@ -186,7 +177,7 @@ export class OutboundStream {
       const durable = options?.durable === true;
       return new Promise<void>((resolve, reject) => this.#waiters.push({ seq, durable, resolve, reject }));
     }
-    const starved = turnBudgetSpent();
+    const starved = this.#turns.turnBudgetSpent();
     if (!starved && this.#turnBytes < TURN_BYTES) return ACCEPTED;
     return this.#yieldTurn(starved);
   }
@@ -198,28 +189,8 @@ export class OutboundStream {
    */
   #yieldTurn(starved: boolean): Promise<void> {
     this.#turnBytes = 0;
-    const sink = this.#sink;
-    if (!sink || sink.ended || this.#catchingUp || this.#stalledSink === sink) return nextTurn(starved);
-    this.#readerWait ??= this.#waitForReader(sink).finally(() => {
-      this.#readerWait = undefined;
-    });
-    return this.#readerWait.then(() => nextTurn(starved));
-  }
-
-  /** Resolves when `sink` wants more data, or after {@link READER_WAIT_MS} (it is then stalled). */
-  async #waitForReader(sink: EventSink): Promise<void> {
-    const drained = sink.drained();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), READER_WAIT_MS);
-    });
-    const caughtUp = await Promise.race([drained.then(() => true), bound]);
-    clearTimeout(timer);
-    if (caughtUp) return;
-    this.#stalledSink = sink;
-    void drained.then(() => {
-      if (this.#stalledSink === sink) this.#stalledSink = undefined;
-    });
+    const paced = this.#reader.paced();
+    return paced ? paced.then(() => this.#turns.nextTurn(starved)) : this.#turns.nextTurn(starved);
   }
 
   /** A response for `key` was appended: once none is owed, the stream completes. */
@@ -232,55 +203,41 @@ export class OutboundStream {
    * Attaches a reader that has seen everything up to `afterSeq`: replays the rest from the
    * log in pages, then switches it to live delivery. A previous reader is taken over (closed).
    */
-  async attach(sink: EventSink, afterSeq: number): Promise<void> {
-    // Taken over: a lagging old reader's queued bytes are dropped now, not when its socket drains.
-    if (this.#sink && this.#sink !== sink) this.#sink.takenOver();
-    this.#sink = sink;
-    this.#sinkSeq = afterSeq;
-    this.#catchingUp = true;
+  attach(sink: EventSink, afterSeq: number): Promise<void> {
     const { log, sessionId, replayPageSize } = this.#host;
-    const pages = new ReplayPages(log, sessionId, this.name, replayPageSize);
-    try {
-      while (this.#sinkSeq < this.#persistedSeq) {
-        const events = await pages.next(this.#sinkSeq);
-        if (this.#sink !== sink || sink.ended) return;
-        const first = events[0];
-        if (!first || first.seq !== this.#sinkSeq + 1) {
-          // Trimmed while replaying: end the response; the client's resume will be
-          // refused with replay-window-exceeded rather than given a gap.
-          sink.close();
-          return;
-        }
-        this.#writeToSink(sink, events.map((event) => ({ event, retry: undefined })));
-        await sink.drained();
-      }
-    } finally {
-      if (this.#sink === sink) this.#catchingUp = false;
-    }
-    if (this.#complete) sink.close();
+    return this.#reader.attach(sink, afterSeq, {
+      pages: new ReplayPages(log, sessionId, this.name, replayPageSize),
+      persistedSeq: () => this.#persistedSeq,
+      complete: () => this.#phase === 'complete',
+    });
   }
 
   /** Ends the attached response without ending the stream (SEP-1699 polling). */
   closeReader(retryMs: number | undefined): void {
-    const sink = this.#sink;
-    if (!sink) return;
-    if (retryMs !== undefined) sink.retry(retryMs);
-    sink.close();
+    this.#reader.close(retryMs);
   }
 
   /** This stream's log was dropped (a log reset): stop writing it, quietly. */
   retire(): void {
-    this.#retired = true;
-    this.#pending = [];
-    this.#broken = new ContinuityError('replay-epoch-mismatch', 'The stream was retired by a log reset');
-    for (const w of this.#waiters.splice(0)) w.resolve();
+    if (this.#move('retire')) {
+      this.#failure = new ContinuityError('replay-epoch-mismatch', 'The stream was retired by a log reset');
+      this.#pending = [];
+      for (const w of this.#waiters.splice(0)) w.resolve();
+    }
     this.detach();
   }
 
   /** Ends the attached response and forgets it (session terminated). */
   detach(): void {
-    this.#sink?.close();
-    this.#sink = undefined;
+    this.#reader.detach();
+  }
+
+  /** Moves the phase by the table; false (nothing changes) where the input is refused. */
+  #move(input: StreamInput): boolean {
+    const next = streamTransition(this.#phase, input);
+    if (next === undefined) return false;
+    this.#phase = next;
+    return true;
   }
 
   /**
@@ -289,18 +246,17 @@ export class OutboundStream {
    * and they go to the store, and to the socket, together.
    */
   #scheduleFlush(): void {
-    if (this.#flushing || this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    atNextTurn(() => {
-      this.#flushScheduled = false;
+    if (this.#flushCycle !== 'idle') return;
+    this.#flushCycle = 'queued';
+    this.#turns.atNextTurn(() => {
       // What was appended so far goes out now: the next batch starts empty.
       this.#turnBytes = 0;
-      if (!this.#flushing) void this.#flush();
+      if (this.#flushCycle === 'queued') void this.#flush();
     });
   }
 
   async #flush(): Promise<void> {
-    this.#flushing = true;
+    this.#flushCycle = 'writing';
     try {
       while (this.#pending.length > 0) {
         const batch = this.#pending;
@@ -308,29 +264,33 @@ export class OutboundStream {
         try {
           await this.#store(batch);
         } catch (error) {
-          if (this.#retired) return;
-          // Events callers were told were accepted are not in the log, and numbering
-          // cannot go on around them without a silent gap: the stream is broken, and the
-          // session with it (its clients get 404 and re-initialize: loud, not lossy).
-          this.#broken = new ContinuityError('store-unavailable', undefined, undefined, { cause: error });
-          this.#pending = [];
-          for (const w of this.#waiters.splice(0)) w.reject(this.#broken);
-          this.#host.onStoreFailure(error);
+          this.#broke(error);
           return;
         }
         const last = batch[batch.length - 1] as Pending;
         this.#persistedSeq = last.event.seq;
         for (const p of batch) this.#pendingBytes -= p.event.bytes;
-        const sink = this.#sink;
-        if (sink && !this.#catchingUp && !sink.ended) this.#writeToSink(sink, batch);
+        this.#reader.live(batch);
         this.#releaseWaiters();
       }
-      if (this.#completing && !this.#complete) await this.#finish().catch((error: unknown) => this.#host.onStoreFailure(error));
+      if (this.#move('finish')) await this.#finish().catch((error: unknown) => this.#host.onStoreFailure(error));
     } finally {
-      this.#flushing = false;
+      this.#flushCycle = 'idle';
     }
   }
 
+  /**
+   * Events callers were told were accepted are not in the log, and numbering cannot go on
+   * around them without a silent gap: the stream is broken, and the session with it (its
+   * clients get 404 and re-initialize: loud, not lossy). A retired stream fails quietly.
+   */
+  #broke(error: unknown): void {
+    if (!this.#move('store-failed')) return;
+    this.#failure = new ContinuityError('store-unavailable', undefined, undefined, { cause: error });
+    this.#pending = [];
+    for (const w of this.#waiters.splice(0)) w.reject(this.#failure);
+    this.#host.onStoreFailure(error);
+  }
   /** Writes one batch, retrying briefly: a busy store is not yet a failed one. */
   async #store(batch: Pending[]): Promise<void> {
     const { log, sessionId, fence } = this.#host;
@@ -363,23 +323,9 @@ export class OutboundStream {
   }
 
   async #finish(): Promise<void> {
-    this.#complete = true;
     const { log, sessionId, fence } = this.#host;
     await log.closeStream(sessionId, this.name, fence);
-    if (this.#sink && !this.#catchingUp) this.#sink.close();
+    this.#reader.completed();
     this.#host.onStreamComplete(this);
-  }
-
-  #writeToSink(sink: EventSink, entries: ReadonlyArray<{ event: LogEvent; retry: number | undefined }>): void {
-    const out: Array<{ id: string; data: string; retry: number | undefined }> = [];
-    for (const { event, retry } of entries) {
-      if (event.seq <= this.#sinkSeq) continue;
-      // Epoch and name were validated when the prefix was made; seq and chain are ours.
-      const id = `${this.#idPrefix}${event.seq}.${event.chain}`;
-      out.push({ id, data: event.payload, retry });
-      this.#sinkSeq = event.seq;
-    }
-    if (out.length === 0) return;
-    if (sink.write(out) && this.#sinkSeq > this.#deliveredSeq) this.#deliveredSeq = this.#sinkSeq;
   }
 }

@@ -2,9 +2,8 @@
  * What all SSE readers of the process hold together. Each reader is bounded on its own,
  * but their number is the clients' to choose (sessions × requests in flight), so the bytes
  * queued for them are also counted together, process-wide since memory is: two endpoints
- * in one process share the count, each checking it against its own bound.
+ * sharing one `ProcessState` (`./process.ts`) share the count, each checking it against its own bound.
  */
-import { observeBufferedBytes } from '../../telemetry/meter.js';
 
 /** Default bound on the bytes queued for all readers together (256 MiB). */
 export const DEFAULT_MAX_BUFFERED_BYTES_TOTAL = 256 * 1024 * 1024;
@@ -12,22 +11,38 @@ export const DEFAULT_MAX_BUFFERED_BYTES_TOTAL = 256 * 1024 * 1024;
 /** Default time a reader with bytes queued may go without once emptying its queue (60 s). */
 export const DEFAULT_READER_STALL_MS = 60_000;
 
-/** Bytes queued for readers, as each last counted its own queue (on writes, drains and its end). */
-let total = 0;
+/** What the readers sharing one budget hold together, as each last counted its own queue. */
+export class ReaderBudget {
+  #total = 0;
 
-/** Bytes queued for all SSE readers of this process (as last counted). */
-export function queuedForReaders(): number {
-  return total;
+  /** Bytes queued for all readers counted here (as last counted: on writes, drains and ends). */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** A new reader's share, counted here. */
+  share(): ReaderShare {
+    return new ReaderShare(this);
+  }
+
+  /** Moves the total by `delta` (a share's change). */
+  add(delta: number): void {
+    this.#total += delta;
+  }
 }
-observeBufferedBytes(queuedForReaders);
 
-/** One reader's share of the process's count. */
+/** One reader's share of its budget's count. */
 export class ReaderShare {
+  readonly #budget: ReaderBudget;
   #counted = 0;
+
+  constructor(budget: ReaderBudget) {
+    this.#budget = budget;
+  }
 
   /** The reader's queue is now `queued` bytes. */
   count(queued: number): void {
-    total += queued - this.#counted;
+    this.#budget.add(queued - this.#counted);
     this.#counted = queued;
   }
 
@@ -38,6 +53,6 @@ export class ReaderShare {
 
   /** What all readers would hold with this one's queue at `queued` bytes. */
   totalWith(queued: number): number {
-    return total - this.#counted + queued;
+    return this.#budget.total - this.#counted + queued;
   }
 }

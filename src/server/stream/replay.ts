@@ -60,7 +60,12 @@ export class ReplayPages {
  * Replay of a stream that no live object owns any more (completed, or written by an
  * earlier process): pages from the log to the sink, then the response ends.
  */
-export async function replayStored(host: Pick<StreamHost, 'log' | 'sessionId' | 'epoch' | 'replayPageSize'>, stream: string, afterSeq: number, sink: EventSink): Promise<void> {
+export async function replayStored(
+  host: Pick<StreamHost, 'log' | 'sessionId' | 'epoch' | 'replayPageSize'>,
+  stream: string,
+  afterSeq: number,
+  sink: EventSink,
+): Promise<void> {
   const { log, sessionId, epoch, replayPageSize } = host;
   const pages = new ReplayPages(log, sessionId, stream, replayPageSize);
   let seq = afterSeq;

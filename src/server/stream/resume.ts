@@ -29,11 +29,7 @@ export function checkCursor(raw: string, epoch: string, pastEpochs: readonly str
  * Where to replay from. `chainAt(seq)` yields the stored chain of event `seq`, or
  * undefined if it is no longer stored.
  */
-export async function checkPosition(
-  cursor: EventId,
-  head: StreamHead | undefined,
-  chainAt: (seq: number) => Promise<string | undefined>,
-): Promise<number> {
+export async function checkPosition(cursor: EventId, head: StreamHead | undefined, chainAt: (seq: number) => Promise<string | undefined>): Promise<number> {
   if (!head) throw new ContinuityError('cursor-invalid', undefined, { cause: 'unknown-stream' });
   if (cursor.seq > head.lastSeq) {
     throw new ContinuityError('cursor-ahead', undefined, { lastSeq: head.lastSeq, cursorSeq: cursor.seq });

@@ -24,14 +24,28 @@ export interface PrimingRetry {
   readonly ms: number;
 }
 
+/** How a tail starts. */
+export interface TailOptions {
+  /** `retry:` to send with the stream's priming event. */
+  priming?: PrimingRetry | undefined;
+  /** The stream answers a call the owner already took: it is never refused (see {@link tailStream}). */
+  accepted?: boolean | undefined;
+}
+
 /**
  * Writes the events of `stream` after `afterSeq` to `sink` as they reach the log, and
  * closes it once the stream is closed and delivered, once the session's log is gone, or
  * on any store failure (the client resumes later). Returns a function that stops the tail
  * (call it when the sink ends).
+ *
+ * A failed subscription rejects (nothing was served: the request may be sent again), unless
+ * `accepted`: the stream answers a call another replica already took, and a refusal now
+ * would invite the client to send it twice. Such a tail reads what the log holds and
+ * subscribes again, with backoff, until it is subscribed or stopped.
  */
-export async function tailStream(source: TailSource, stream: string, afterSeq: number, sink: EventSink, priming?: PrimingRetry): Promise<() => void> {
+export async function tailStream(source: TailSource, stream: string, afterSeq: number, sink: EventSink, options: TailOptions = {}): Promise<() => void> {
   const { log, bus, sessionId, epoch, replayPageSize } = source;
+  const { priming, accepted = false } = options;
   const pages = new ReplayPages(log, sessionId, stream, replayPageSize);
   let seq = afterSeq;
   let running = false;
@@ -65,11 +79,13 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
           if (!first) break;
           // Trimmed meanwhile: end here; the next resume is refused with 410, never given a gap.
           if (first.seq !== seq + 1) return stop();
-          sink.write(events.map((e) => ({
-            id: formatEventId({ epoch, stream, seq: e.seq, chain: e.chain }),
-            data: e.payload,
-            retry: priming?.seq === e.seq && e.payload === '' ? priming.ms : undefined,
-          })));
+          sink.write(
+            events.map((e) => ({
+              id: formatEventId({ epoch, stream, seq: e.seq, chain: e.chain }),
+              data: e.payload,
+              retry: priming?.seq === e.seq && e.payload === '' ? priming.ms : undefined,
+            })),
+          );
           seq = (events[events.length - 1] ?? first).seq;
         }
         if (checkHead) {
@@ -86,15 +102,37 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
     }
   };
 
-  const unsubscribe = await bus.subscribeAppends(sessionId, (notice) => {
-    // A notice naming no stream (a reconnected bus, or the session ended): re-read, head included.
-    if (notice.stream === '') checkHead = true;
-    else if (notice.stream !== stream) return;
-    if (notice.closed) checkHead = true;
-    if (notice.lastSeq > seq || notice.closed || notice.stream === '') void pump();
-  });
-  subscription.unsubscribe = unsubscribe;
-  if (stopped) void unsubscribe().catch(() => {});
-  else void pump();
+  const subscribe = (): Promise<() => Promise<void>> =>
+    bus.subscribeAppends(sessionId, (notice) => {
+      // A notice naming no stream (a reconnected bus, or the session ended): re-read, head included.
+      if (notice.stream === '') checkHead = true;
+      else if (notice.stream !== stream) return;
+      if (notice.closed) checkHead = true;
+      if (notice.lastSeq > seq || notice.closed || notice.stream === '') void pump();
+    });
+  const attach = (unsubscribe: () => Promise<void>): void => {
+    subscription.unsubscribe = unsubscribe;
+    checkHead = true; // anything appended before the subscription, the close included
+    if (stopped) void unsubscribe().catch(() => {});
+    else void pump();
+  };
+  if (accepted) void pump();
+  if (accepted) void subscribeUntil(subscribe, attach, () => stopped);
+  else attach(await subscribe());
   return stop;
+}
+
+/** Subscribes, again with backoff after each failure, until subscribed or `stopped()`. */
+async function subscribeUntil(
+  subscribe: () => Promise<() => Promise<void>>,
+  attach: (unsubscribe: () => Promise<void>) => void,
+  stopped: () => boolean,
+): Promise<void> {
+  for (let delay = 25; !stopped(); delay = Math.min(2 * delay, 1_000)) {
+    try {
+      return attach(await subscribe());
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }

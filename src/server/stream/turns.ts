@@ -28,35 +28,6 @@ import { queueMacrotask } from '#turn';
 /** Producer time per event-loop turn, across all streams, ms. */
 export const TURN_BUDGET_MS = 2;
 
-/** When the current turn's budget started; -1 when no producer has run since the last release. */
-let budgetStart = -1;
-let scheduled = false;
-/** Work for the next turn, run before producers resume. */
-let tasks: Array<() => void> = [];
-/** When the oldest of `tasks` was queued. */
-let tasksSince = 0;
-/** Cut short by the shared budget: released first. */
-let starved: Array<() => void> = [];
-/** Reached their own bound. */
-let own: Array<() => void> = [];
-
-/** Has a producer started this turn's budget, and used it up by `now`? */
-function budgetSpent(now: number): boolean {
-  return budgetStart >= 0 && now - budgetStart >= TURN_BUDGET_MS;
-}
-
-function schedule(): void {
-  if (scheduled) return;
-  scheduled = true;
-  queueMacrotask(release);
-}
-
-function runTasks(): void {
-  const work = tasks;
-  tasks = [];
-  for (const task of work) task();
-}
-
 /**
  * Producers resumed at once at the start of a turn, at least. Resumed together, producers
  * share the budget one event at a time, so with 32 of them each stream's batch held a few
@@ -65,68 +36,104 @@ function runTasks(): void {
  */
 export const MIN_PRODUCERS_AT_ONCE = 8;
 const MAX_RUNNING = 1 << 16;
-/** Producers resumed at once this turn: doubles while the budget goes unused, halves when it is spent. */
-let running = MIN_PRODUCERS_AT_ONCE;
-/** Producers due this turn and not yet resumed, in order. */
-let ready: Array<() => void> = [];
-
-function releaseNext(): void {
-  const next = ready.shift();
-  if (next) next();
-}
-
-function release(): void {
-  const spent = budgetSpent(performance.now());
-  // Producers left waiting while the budget went unused (the ones that ran finished early):
-  // let more run at once. A spent budget: fewer at once, each with a larger batch.
-  if (spent) running = Math.max(MIN_PRODUCERS_AT_ONCE, running / 2);
-  else if (ready.length > 0) running = Math.min(MAX_RUNNING, running * 2);
-  scheduled = false;
-  budgetStart = -1;
-  runTasks();
-  // Those left waiting last turn go first, then the starved, then those at their own bound.
-  ready = [...ready, ...starved, ...own];
-  starved = [];
-  own = [];
-  for (let i = 0; i < running && ready.length > 0; i++) releaseNext();
-  if (ready.length > 0) schedule();
-}
-
-/** Runs `task` on the next turn, before the producers waiting for it. */
-export function atNextTurn(task: () => void): void {
-  if (tasks.length === 0) tasksSince = performance.now();
-  tasks.push(task);
-  schedule();
-}
 
 /**
- * Runs the work queued for the next turn now, if the oldest of it has waited a whole
- * budget: a batch closes on time even while the current turn is busy with other I/O.
- * Producers waiting for the next turn still wait for it.
+ * The turn budget of the producers that share one event loop. One per process is the
+ * point (the loop is the process's); `ProcessState` (`./process.ts`) holds the shared one.
  */
-export function runOverdue(now: number = performance.now()): void {
-  if (tasks.length > 0 && now - tasksSince >= TURN_BUDGET_MS) runTasks();
-}
+export class Turns {
+  /** When the current turn's budget started; -1 when no producer has run since the last release. */
+  #budgetStart = -1;
+  #scheduled = false;
+  /** Work for the next turn, run before producers resume. */
+  #tasks: Array<() => void> = [];
+  /** When the oldest of `tasks` was queued. */
+  #tasksSince = 0;
+  /** Cut short by the shared budget: released first. */
+  #starved: Array<() => void> = [];
+  /** Reached their own bound. */
+  #own: Array<() => void> = [];
+  /** Producers resumed at once this turn: doubles while the budget goes unused, halves when it is spent. */
+  #running = MIN_PRODUCERS_AT_ONCE;
+  /** Producers due this turn and not yet resumed, in order. */
+  #ready: Array<() => void> = [];
 
-/** Starts the turn's clock on the first append of a turn; true once the budget is spent. */
-export function turnBudgetSpent(): boolean {
-  const now = performance.now();
-  runOverdue(now);
-  if (budgetStart < 0) {
-    budgetStart = now;
-    schedule();
-    return false;
+  /** Runs `task` on the next turn, before the producers waiting for it. */
+  atNextTurn(task: () => void): void {
+    if (this.#tasks.length === 0) this.#tasksSince = performance.now();
+    this.#tasks.push(task);
+    this.#schedule();
   }
-  return now - budgetStart >= TURN_BUDGET_MS;
-}
 
-/**
- * Resolves on the next turn, after its {@link atNextTurn} tasks. `starved`: the shared budget, not the caller's own bound, cut it short.
- */
-export function nextTurn(isStarved: boolean): Promise<void> {
-  schedule();
-  const yielded = new Promise<void>((resolve) => (isStarved ? starved : own).push(resolve));
-  // A producer done for this turn makes room for one that has not run yet, while the budget lasts.
-  if (ready.length > 0 && !budgetSpent(performance.now())) releaseNext();
-  return yielded;
+  /**
+   * Runs the work queued for the next turn now, if the oldest of it has waited a whole
+   * budget: a batch closes on time even while the current turn is busy with other I/O.
+   * Producers waiting for the next turn still wait for it.
+   */
+  runOverdue(now: number = performance.now()): void {
+    if (this.#tasks.length > 0 && now - this.#tasksSince >= TURN_BUDGET_MS) this.#runTasks();
+  }
+
+  /** Starts the turn's clock on the first append of a turn; true once the budget is spent. */
+  turnBudgetSpent(): boolean {
+    const now = performance.now();
+    this.runOverdue(now);
+    if (this.#budgetStart < 0) {
+      this.#budgetStart = now;
+      this.#schedule();
+      return false;
+    }
+    return now - this.#budgetStart >= TURN_BUDGET_MS;
+  }
+
+  /**
+   * Resolves on the next turn, after its {@link atNextTurn} tasks. `starved`: the shared
+   * budget, not the caller's own bound, cut it short.
+   */
+  nextTurn(isStarved: boolean): Promise<void> {
+    this.#schedule();
+    const yielded = new Promise<void>((resolve) => (isStarved ? this.#starved : this.#own).push(resolve));
+    // A producer done for this turn makes room for one that has not run yet, while the budget lasts.
+    if (this.#ready.length > 0 && !this.#budgetSpent(performance.now())) this.#releaseNext();
+    return yielded;
+  }
+
+  /** Has a producer started this turn's budget, and used it up by `now`? */
+  #budgetSpent(now: number): boolean {
+    return this.#budgetStart >= 0 && now - this.#budgetStart >= TURN_BUDGET_MS;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMacrotask(this.#release);
+  }
+
+  #runTasks(): void {
+    const work = this.#tasks;
+    this.#tasks = [];
+    for (const task of work) task();
+  }
+
+  #releaseNext(): void {
+    const next = this.#ready.shift();
+    if (next) next();
+  }
+
+  readonly #release = (): void => {
+    const spent = this.#budgetSpent(performance.now());
+    // Producers left waiting while the budget went unused (the ones that ran finished early):
+    // let more run at once. A spent budget: fewer at once, each with a larger batch.
+    if (spent) this.#running = Math.max(MIN_PRODUCERS_AT_ONCE, this.#running / 2);
+    else if (this.#ready.length > 0) this.#running = Math.min(MAX_RUNNING, this.#running * 2);
+    this.#scheduled = false;
+    this.#budgetStart = -1;
+    this.#runTasks();
+    // Those left waiting last turn go first, then the starved, then those at their own bound.
+    this.#ready = [...this.#ready, ...this.#starved, ...this.#own];
+    this.#starved = [];
+    this.#own = [];
+    for (let i = 0; i < this.#running && this.#ready.length > 0; i++) this.#releaseNext();
+    if (this.#ready.length > 0) this.#schedule();
+  };
 }

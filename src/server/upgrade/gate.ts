@@ -17,8 +17,7 @@ export interface Upgradable {
 
 /** What to do with a WebSocket upgrade request. */
 export type UpgradeDecision =
-  | { readonly ok: false; readonly response: Response }
-  | { readonly ok: true; readonly protocol: string; attach(port: SocketPort): Promise<void> };
+  { readonly ok: false; readonly response: Response } | { readonly ok: true; readonly protocol: string; attach(port: SocketPort): Promise<void> };
 
 /** Turns an upgrade action into a refusal, or returns for `proceed`. */
 export function proceedOrRefuse(action: UpgradeAction): void {

@@ -112,7 +112,15 @@ const TABLE: Record<UpgradeState, Record<UpgradeInput, Transition>> = {
 
 export const UPGRADE_STATES: readonly UpgradeState[] = ['sse-active', 'upgrade-pending', 'upgraded', 'superseded'];
 export const UPGRADE_INPUTS: readonly UpgradeInput[] = [
-  'offer', 'handshake', 'bad-token', 'expired-token', 'timeout', 'resume', 'standalone', 'post', 'ws-closed',
+  'offer',
+  'handshake',
+  'bad-token',
+  'expired-token',
+  'timeout',
+  'resume',
+  'standalone',
+  'post',
+  'ws-closed',
 ];
 
 /** The next state and what to do, for `input` in `state`. */

@@ -8,9 +8,7 @@ import { LocalBus, LocalOwnership } from '../local-cluster.js';
 import { checkContiguous, resolveRetention } from '../rules.js';
 import { toRuns, TRIMMED, type Run } from './runs.js';
 import { StoreBudget, type BudgetedStream } from './budget.js';
-import type {
-  EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
-} from '../types.js';
+import type { EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo } from '../types.js';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -59,7 +57,7 @@ class MemoryEventLog implements EventLog {
   async openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void> {
     this.#owners.check(session, fence);
     let streams = this.#sessions.get(session);
-    if (!streams) this.#sessions.set(session, (streams = new Map()));
+    if (!streams) this.#sessions.set(session, (streams = new Map<string, MemoryStream>()));
     if (streams.has(stream)) throw new ContinuityError('store-conflict', `Stream ${stream} already exists`);
     streams.set(stream, {
       head: { ...info, requestIds: [...info.requestIds], firstSeq: 1, baseChain: seed, lastSeq: 0, lastChain: seed, closed: false },

@@ -8,6 +8,7 @@
  * payload is one run of its own, kept as UTF-8 outside the JS heap.
  */
 import { byteLength } from '../../protocol/utf8.js';
+import { encodedUtf8 } from '../../protocol/chain-hash.js';
 import type { LogEvent } from '../types.js';
 
 /** Consecutive events of one stream, `firstSeq` to `firstSeq + count - 1`. */
@@ -71,6 +72,12 @@ class OffHeapEvent implements Run {
     // The byte count came with the event: encode without counting again. Four spare bytes
     // (one more character, at most) show a count that was short.
     const { payload } = event;
+    // The bytes the chain hash just encoded, if they are still there: copied, not encoded again.
+    const utf8 = encodedUtf8(payload);
+    if (utf8 !== undefined && utf8.length === bytes) {
+      this.#raw = utf8.slice();
+      return;
+    }
     const raw = bytes > 0 && bytes <= 3 * payload.length ? new Uint8Array(bytes + 4) : undefined;
     const fits = raw !== undefined && utf8Encoder.encodeInto(payload, raw).written === bytes;
     this.#raw = raw && fits ? raw.subarray(0, bytes) : utf8Encoder.encode(payload);
@@ -123,14 +130,14 @@ class PackedRun implements Run {
     const chainEnd = this.#ends[2 * i] as number;
     return {
       seq: this.firstSeq + i,
-      chain: this.#text.slice(i === 0 ? 0 : (this.#ends[2 * i - 1] as number), chainEnd),
-      payload: this.#text.slice(chainEnd, this.#ends[2 * i + 1] as number),
-      bytes: this.#bytes[i] as number,
+      chain: this.#text.slice(i === 0 ? 0 : this.#ends[2 * i - 1], chainEnd),
+      payload: this.#text.slice(chainEnd, this.#ends[2 * i + 1]),
+      bytes: this.#bytes[i],
       at: this.#at[i] as number,
     };
   }
   chain(i: number): string {
-    return this.#text.slice(i === 0 ? 0 : (this.#ends[2 * i - 1] as number), this.#ends[2 * i] as number);
+    return this.#text.slice(i === 0 ? 0 : this.#ends[2 * i - 1], this.#ends[2 * i]);
   }
   at(i: number): number {
     return this.#at[i] as number;

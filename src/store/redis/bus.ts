@@ -52,6 +52,10 @@ export class RedisBus implements ClusterBus {
     };
   }
 
+  onReconnect(listener: () => void): void {
+    this.#link.onReconnect(listener);
+  }
+
   async sendToOwner(owner: string, message: string): Promise<number> {
     const channel = this.#keys.inbox(owner);
     return Number(await this.#link.command(channel, ['SPUBLISH', channel, message]));

@@ -8,6 +8,7 @@
  * replica is disconnected from Redis does not reach that replica's streams. The modern
  * revision has no resumption to make up for it; its clients re-list after reconnecting.
  */
+import { toError } from '../../protocol/errors.js';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../types.js';
 import { RedisBus } from './bus.js';
@@ -56,7 +57,7 @@ export async function redisServerEventBus(store: Store, options: RedisServerEven
   const redis = store.bus;
   const report = (error: unknown): void => {
     try {
-      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      options.onError?.(toError(error));
     } catch {
       // Nowhere left to report it.
     }

@@ -89,7 +89,8 @@ function positive(name: string, value: number | undefined, fallback: number, all
 function resolve(o: RedisStoreOptions): RedisStoreOptions {
   if (typeof o !== 'object' || o === null) throw new TypeError('redisStore: options must be an object with url, cluster or client');
   if (o.url === undefined) return o;
-  if (!/^rediss?:\/\//.test(String(o.url))) throw new TypeError(`redisStore: url must start with redis:// or rediss://, got ${JSON.stringify(redactUrl(String(o.url)))}`);
+  if (!/^rediss?:\/\//.test(String(o.url)))
+    throw new TypeError(`redisStore: url must start with redis:// or rediss://, got ${JSON.stringify(redactUrl(String(o.url)))}`);
   let parsed: ReturnType<typeof parseRedisUrl>;
   try {
     parsed = parseRedisUrl(o.url);
@@ -97,7 +98,11 @@ function resolve(o: RedisStoreOptions): RedisStoreOptions {
     throw new TypeError(`redisStore: ${(error as Error).message}`);
   }
   const out: RedisStoreOptions = { ...o, url: parsed.address };
-  for (const [name, value] of [['keyPrefix', parsed.options.keyPrefix], ['leaseMs', parsed.options.leaseMs], ['deployment', parsed.options.deployment]] as const) {
+  for (const [name, value] of [
+    ['keyPrefix', parsed.options.keyPrefix],
+    ['leaseMs', parsed.options.leaseMs],
+    ['deployment', parsed.options.deployment],
+  ] as const) {
     if (value === undefined) continue;
     if (o[name] !== undefined && o[name] !== value) {
       throw new TypeError(`redisStore: ${name} ${JSON.stringify(o[name])} disagrees with the url's ${JSON.stringify(value)}; give it once`);
@@ -163,16 +168,21 @@ export async function redisStore(given: RedisStoreOptions): Promise<Store> {
   } catch (error) {
     await link.close();
     if (error instanceof ContinuityError && error.code === 'store-unavailable') throw error;
-    throw new Error(`redisStore: this Redis does not support sharded pub/sub (SPUBLISH); Redis 7 or later is required: ${(error as Error).message}`, { cause: error });
+    throw new Error(`redisStore: this Redis does not support sharded pub/sub (SPUBLISH); Redis 7 or later is required: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const floors = new WriteFloors();
-  const replicate = waitReplicas === 0 ? undefined : async (session: string): Promise<void> => {
-    // WAIT runs on the connection to the session's node and covers every write sent on it so far.
-    const acked = Number(await link.command(keys.record(session), ['WAIT', String(waitReplicas), String(waitTimeoutMs)]));
-    if (acked < waitReplicas) {
-      throw new ContinuityError('store-unavailable', `Only ${acked} of ${waitReplicas} Redis replicas acknowledged the write within ${waitTimeoutMs} ms`);
-    }
-  };
+  const replicate =
+    waitReplicas === 0
+      ? undefined
+      : async (session: string): Promise<void> => {
+          // WAIT runs on the connection to the session's node and covers every write sent on it so far.
+          const acked = Number(await link.command(keys.record(session), ['WAIT', String(waitReplicas), String(waitTimeoutMs)]));
+          if (acked < waitReplicas) {
+            throw new ContinuityError('store-unavailable', `Only ${acked} of ${waitReplicas} Redis replicas acknowledged the write within ${waitTimeoutMs} ms`);
+          }
+        };
   let agreement: Agreement;
   try {
     const registry = options.deployment === undefined ? `${keys.prefix}replicas` : `mcpc-deployment:{${options.deployment}}`;

@@ -148,62 +148,79 @@ function redact(url: string): string {
   }
 }
 
-async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> {
-  const socket = { connectTimeout: o.connectTimeoutMs, reconnectStrategy: backoff(o.maxReconnectDelayMs) };
-  const common = { disableOfflineQueue: true };
+function driverSocket(o: LinkOptions) {
+  return { connectTimeout: o.connectTimeoutMs, reconnectStrategy: backoff(o.maxReconnectDelayMs) };
+}
+
+/** A client or cluster the application built: used as it is; a plain client gets a pub/sub duplicate of ours. */
+async function givenDriver(given: object, o: LinkOptions): Promise<Driver> {
+  if ('masters' in given) {
+    const cluster = given as ReturnType<typeof createCluster>;
+    return { send: (key, args) => cluster.sendCommand(key, false, args), sub: cluster, ready: cluster, readyEvent: 'node-ready', close: async () => {} };
+  }
+  const client = given as ReturnType<typeof createClient>;
+  const sub = client.duplicate();
+  sub.on('error', (error: Error) => o.onError(error));
+  await connectWithin(
+    () => sub.connect(),
+    () => sub.destroy(),
+    o.connectTimeoutMs,
+    'the given client (pub/sub duplicate)',
+  );
+  return {
+    send: (_key, args) => client.sendCommand(args),
+    sub,
+    ready: sub,
+    readyEvent: 'ready',
+    close: async () => void (await sub.close().catch(() => sub.destroy())),
+  };
+}
+
+async function clusterDriver(rootNodes: readonly { url: string }[], o: LinkOptions): Promise<Driver> {
+  const socket = driverSocket(o);
+  const cluster = createCluster({
+    rootNodes: rootNodes.map((n) => ({ url: n.url, socket })),
+    defaults: { disableOfflineQueue: true, socket },
+  });
+  cluster.on('error', (error: Error) => o.onError(error));
+  const where = rootNodes.map((n) => redact(n.url)).join(', ');
+  await connectWithin(
+    () => cluster.connect(),
+    () => void cluster.destroy(),
+    o.connectTimeoutMs,
+    `the cluster at ${where}`,
+  );
+  return {
+    send: (key, args) => cluster.sendCommand(key, false, args),
+    sub: cluster,
+    ready: cluster,
+    readyEvent: 'node-ready',
+    close: async () => void (await cluster.close().catch(() => cluster.destroy())),
+  };
+}
+
+async function urlDriver(url: string, o: LinkOptions): Promise<Driver> {
   const onError = (error: Error): void => o.onError(error);
-
-  if (target.client) {
-    const given: object = target.client;
-    if ('masters' in given) {
-      const cluster = given as ReturnType<typeof createCluster>;
-      return {
-        send: (key, args) => cluster.sendCommand(key, false, args),
-        sub: cluster,
-        ready: cluster,
-        readyEvent: 'node-ready',
-        close: async () => {},
-      };
-    }
-    const client = given as ReturnType<typeof createClient>;
-    const sub = client.duplicate();
-    sub.on('error', onError);
-    await connectWithin(() => sub.connect(), () => sub.destroy(), o.connectTimeoutMs, 'the given client (pub/sub duplicate)');
-    return {
-      send: (_key, args) => client.sendCommand(args),
-      sub,
-      ready: sub,
-      readyEvent: 'ready',
-      close: async () => void (await sub.close().catch(() => sub.destroy())),
-    };
-  }
-
-  if (target.cluster) {
-    const cluster = createCluster({
-      rootNodes: target.cluster.rootNodes.map((n) => ({ url: n.url, socket })),
-      defaults: { ...common, socket },
-    });
-    cluster.on('error', onError);
-    const where = target.cluster.rootNodes.map((n) => redact(n.url)).join(', ');
-    await connectWithin(() => cluster.connect(), () => void cluster.destroy(), o.connectTimeoutMs, `the cluster at ${where}`);
-    return {
-      send: (key, args) => cluster.sendCommand(key, false, args),
-      sub: cluster,
-      ready: cluster,
-      readyEvent: 'node-ready',
-      close: async () => void (await cluster.close().catch(() => cluster.destroy())),
-    };
-  }
-
-  const client = createClient({ url: target.url, socket, ...common });
+  // No offline queue: a command while disconnected fails at once (store-unavailable), never waits.
+  const client = createClient({ url, socket: driverSocket(o), disableOfflineQueue: true });
   client.on('error', onError);
-  await connectWithin(() => client.connect(), () => client.destroy(), o.connectTimeoutMs, redact(target.url));
+  await connectWithin(
+    () => client.connect(),
+    () => client.destroy(),
+    o.connectTimeoutMs,
+    redact(url),
+  );
   const sub = client.duplicate();
   sub.on('error', onError);
-  await connectWithin(() => sub.connect(), () => {
-    sub.destroy();
-    client.destroy();
-  }, o.connectTimeoutMs, `${redact(target.url)} (pub/sub)`);
+  await connectWithin(
+    () => sub.connect(),
+    () => {
+      sub.destroy();
+      client.destroy();
+    },
+    o.connectTimeoutMs,
+    `${redact(url)} (pub/sub)`,
+  );
   return {
     send: (_key, args) => client.sendCommand(args),
     sub,
@@ -213,6 +230,12 @@ async function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> 
       await Promise.all([client.close().catch(() => client.destroy()), sub.close().catch(() => sub.destroy())]);
     },
   };
+}
+
+function openDriver(target: RedisTarget, o: LinkOptions): Promise<Driver> {
+  if (target.client) return givenDriver(target.client, o);
+  if (target.cluster) return clusterDriver(target.cluster.rootNodes, o);
+  return urlDriver(target.url, o);
 }
 
 /** Connects (within `connectTimeoutMs`, else `store-unavailable`) and returns the link. */

@@ -33,17 +33,25 @@ export class RedisEventLog implements EventLog {
 
   async openStream(session: string, stream: string, seed: string, info: StreamInfo, fence?: number): Promise<void> {
     const { link, keys, ttlMs, floors } = this.#c;
-    await link.script(OPEN, [keys.head(session, stream), keys.events(session, stream), keys.lease(session), keys.streams(session)], [
-      floors.fenceArg(session, fence), keys.tag(session), stream, seed, info.kind, JSON.stringify(info.requestIds), String(ttlMs),
-    ]);
+    await link.script(
+      OPEN,
+      [keys.head(session, stream), keys.events(session, stream), keys.lease(session), keys.streams(session)],
+      [floors.fenceArg(session, fence), keys.tag(session), stream, seed, info.kind, JSON.stringify(info.requestIds), String(ttlMs)],
+    );
     floors.acked(session, fence);
   }
 
   async append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void> {
     const { link, keys, retention, now, ttlMs, floors, replicate } = this.#c;
     const args: string[] = [
-      floors.fenceArg(session, fence), keys.tag(session), stream, limitArg(retention.maxEvents), limitArg(retention.maxBytes),
-      Number.isFinite(retention.maxAgeMs) ? String(now() - retention.maxAgeMs) : '', String(ttlMs), replicate ? '0' : '1',
+      floors.fenceArg(session, fence),
+      keys.tag(session),
+      stream,
+      limitArg(retention.maxEvents),
+      limitArg(retention.maxBytes),
+      Number.isFinite(retention.maxAgeMs) ? String(now() - retention.maxAgeMs) : '',
+      String(ttlMs),
+      replicate ? '0' : '1',
     ];
     for (const e of events) args.push(String(e.seq), e.chain, String(e.at), e.payload);
     const last = await link.script(APPEND, [keys.head(session, stream), keys.events(session, stream), keys.lease(session)], args);

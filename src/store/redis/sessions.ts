@@ -41,9 +41,11 @@ export class RedisSessionStore implements SessionStore {
 
   async put(record: SessionRecord, fence?: number): Promise<void> {
     const k = this.#keys;
-    const replaced = await this.#link.script(PUT, [k.record(record.id), k.lease(record.id)], [
-      this.#floors.fenceArg(record.id, fence), encode(record), k.tag(record.id), this.#ttl,
-    ]);
+    const replaced = await this.#link.script(
+      PUT,
+      [k.record(record.id), k.lease(record.id)],
+      [this.#floors.fenceArg(record.id, fence), encode(record), k.tag(record.id), this.#ttl],
+    );
     this.#floors.acked(record.id, fence);
     // XX: never re-add an id that a concurrent delete just removed.
     if (replaced === 1) await this.#index(['ZADD', k.idle(), 'XX', String(record.lastActiveAt), record.id]);

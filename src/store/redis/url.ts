@@ -39,10 +39,12 @@ export function parseRedisUrl(url: string): { address: string; options: RedisUrl
       options.keyPrefix = value;
     } else if (key === 'leaseMs') {
       const n = Number(value);
-      if (!/^\d+$/.test(value) || n < MIN_LEASE_MS) throw new TypeError(`leaseMs in the Redis URL must be an integer of at least ${MIN_LEASE_MS}, got ${JSON.stringify(value)}`);
+      if (!/^\d+$/.test(value) || n < MIN_LEASE_MS)
+        throw new TypeError(`leaseMs in the Redis URL must be an integer of at least ${MIN_LEASE_MS}, got ${JSON.stringify(value)}`);
       options.leaseMs = n;
     } else {
-      if (!/^[\w.:-]{1,100}$/.test(value)) throw new TypeError(`deployment in the Redis URL must be 1-100 letters, digits, '.', ':', '_' or '-', got ${JSON.stringify(value)}`);
+      if (!/^[\w.:-]{1,100}$/.test(value))
+        throw new TypeError(`deployment in the Redis URL must be 1-100 letters, digits, '.', ':', '_' or '-', got ${JSON.stringify(value)}`);
       options.deployment = value;
     }
   }

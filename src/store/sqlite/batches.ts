@@ -3,6 +3,7 @@
  * packing a batch into the row's columns, and reading events back out of a row.
  */
 import { byteLength } from '../rules.js';
+import { encodedUtf8 } from '../../protocol/chain-hash.js';
 import type { LogEvent } from '../types.js';
 
 /** The columns of a `batches` row that describe its events (all but the key). */
@@ -67,6 +68,7 @@ export function packBatch(events: readonly LogEvent[]): BatchColumns {
   if (payloads === undefined) {
     bytes = 0;
     for (let i = 0; i < n; i++) bytes += sizes[i] = byteLength((events[i] as LogEvent).payload);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion narrows the let for the code below; tsc needs it
     payloads = write(events, sizes, bytes) as Buffer;
   }
   const first = events[0] as LogEvent;
@@ -91,7 +93,16 @@ function write(events: readonly LogEvent[], sizes: readonly number[], bytes: num
   const buf = Buffer.allocUnsafe(bytes + SLACK);
   let offset = 0;
   for (let i = 0; i < events.length; i++) {
-    const written = buf.write((events[i] as LogEvent).payload, offset);
+    const { payload } = events[i] as LogEvent;
+    // The bytes the chain hash just encoded, if they are still there: copied, not encoded again.
+    const utf8 = encodedUtf8(payload);
+    const size = sizes[i] as number;
+    if (utf8 !== undefined && utf8.length === size && offset + size <= bytes) {
+      buf.set(utf8, offset);
+      offset += size;
+      continue;
+    }
+    const written = buf.write(payload, offset);
     if (written !== sizes[i]) return undefined;
     offset += written;
   }

@@ -38,7 +38,9 @@ export function openDatabase(path: string, options: BetterSqlite3.Options): Bett
     return new Database(path, options);
   } catch (error) {
     if (/bindings file|better_sqlite3\.node/.test((error as Error).message)) {
-      throw new ContinuityError('dependency-missing', `${SQLITE_MISSING} (its native part is missing: rebuild it with npm rebuild better-sqlite3)`, undefined, { cause: error });
+      throw new ContinuityError('dependency-missing', `${SQLITE_MISSING} (its native part is missing: rebuild it with npm rebuild better-sqlite3)`, undefined, {
+        cause: error,
+      });
     }
     throw error;
   }

@@ -28,9 +28,7 @@ import { ProcessLock } from './lock.js';
 import { PROCESS_LOCK_VERSION, SCHEMA_VERSION, checkSchema, migrate } from './schema.js';
 import { toHead, toRecord } from './rows.js';
 import { Connection, type Db } from './statements.js';
-import type {
-  EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo,
-} from '../types.js';
+import type { EventLog, LogEvent, ResolvedRetention, RetentionOptions, SessionRecord, SessionStore, Store, StreamHead, StreamInfo } from '../types.js';
 
 /**
  * Schema version this build writes. A value, not a re-export, so the published types of this
@@ -102,8 +100,13 @@ class SqliteEventLog implements EventLog {
   readonly #dropSession: (session: string) => void;
 
   constructor(
-    c: Connection, retention: ResolvedRetention, now: () => number, owners: LocalOwnership, bus: LocalBus,
-    checkpointer: Checkpointer | undefined, budget: SqliteBudget,
+    c: Connection,
+    retention: ResolvedRetention,
+    now: () => number,
+    owners: LocalOwnership,
+    bus: LocalBus,
+    checkpointer: Checkpointer | undefined,
+    budget: SqliteBudget,
   ) {
     this.#c = c;
     this.#owners = owners;
@@ -204,8 +207,7 @@ class SqliteSessionStore implements SessionStore {
   async create(record: SessionRecord): Promise<void> {
     this.#c.use((st) => {
       try {
-        st.insertSession.run(record.id, record.epoch, JSON.stringify(record.pastEpochs), record.protocolVersion,
-          record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt, record.state ?? null);
+        st.insertSession.run(record.id, ...sessionColumns(record));
       } catch (err) {
         if (isDuplicateKey(err)) throw new ContinuityError('store-conflict', 'Session id already exists');
         throw err;
@@ -220,8 +222,7 @@ class SqliteSessionStore implements SessionStore {
 
   async put(record: SessionRecord, fence?: number): Promise<void> {
     this.#owners.check(record.id, fence);
-    this.#c.use((st) => st.updateSession.run(record.epoch, JSON.stringify(record.pastEpochs), record.protocolVersion,
-      record.initialize, record.principal ?? null, record.createdAt, record.lastActiveAt, record.state ?? null, record.id));
+    this.#c.use((st) => st.updateSession.run(...sessionColumns(record), record.id));
   }
 
   async delete(id: string): Promise<void> {
@@ -310,7 +311,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   } catch (err) {
     const runtime = otherRuntime();
     // There the driver itself cannot load: the path is not what is wrong.
-    if (runtime !== undefined) throw new Error(`sqliteStore: better-sqlite3 does not load on ${runtime} (${(err as Error).message.split('\n')[0]}); on ${runtime} use memoryStore or redisStore, or serve from Node for SQLite`, { cause: err });
+    if (runtime !== undefined)
+      throw new Error(
+        `sqliteStore: better-sqlite3 does not load on ${runtime} (${(err as Error).message.split('\n')[0]}); on ${runtime} use memoryStore or redisStore, or serve from Node for SQLite`,
+        { cause: err },
+      );
     // A missing better-sqlite3 is not about this path: its one line says how to install it.
     if (isContinuityError(err, 'dependency-missing')) throw err;
     throw new Error(`sqliteStore: cannot open ${path}: ${(err as Error).message}`, { cause: err });
@@ -387,4 +392,18 @@ export function sqliteStoreInfo(store: Store): SqliteStoreInfo | undefined {
     schemaVersion: db.pragma('user_version', { simple: true }) as number,
     busyTimeoutMs: db.pragma('busy_timeout', { simple: true }) as number,
   };
+}
+
+/** A session's columns after its id, in the order both the insert and the update take them. */
+function sessionColumns(record: SessionRecord): [string, string, string, string, string | null, number, number, string | null] {
+  return [
+    record.epoch,
+    JSON.stringify(record.pastEpochs),
+    record.protocolVersion,
+    record.initialize,
+    record.principal ?? null,
+    record.createdAt,
+    record.lastActiveAt,
+    record.state ?? null,
+  ];
 }

@@ -109,9 +109,11 @@ export class ProcessLock {
   static acquire(db: BetterSqlite3.Database, path: string, now: () => number = Date.now, me: ProcessIdentity = thisProcess()): ProcessLock {
     const key = realpathSync(path);
     if (held.has(key)) {
-      throw new ContinuityError('store-locked',
+      throw new ContinuityError(
+        'store-locked',
         `SQLite store ${path} is already open in this process (pid ${me.pid}): close that store first, or share one store object.`,
-        { path, pid: me.pid });
+        { path, pid: me.pid },
+      );
     }
     const nonce = randomBytes(12).toString('hex');
     const claim = db.transaction(() => {
@@ -119,9 +121,11 @@ export class ProcessLock {
       const t = now();
       if (row && goneBecause(row, me, t) === undefined) {
         const age = Math.max(0, Math.round((t - row.heartbeat_at) / 1000));
-        throw new ContinuityError('store-locked',
+        throw new ContinuityError(
+          'store-locked',
           `SQLite store ${path} is in use by process ${row.pid} on ${row.host} (heartbeat ${age} s ago); a SQLite file serves one process: stop that process, or run several processes on the Redis store (mcp-continuity/stores/redis).`,
-          { path, pid: row.pid, host: row.host });
+          { path, pid: row.pid, host: row.host },
+        );
       }
       db.prepare(
         `INSERT OR REPLACE INTO process_lock (id, pid, host, pid_ns, boot_id, nonce, started_at, heartbeat_at)

@@ -56,9 +56,7 @@ function prepare(db: Db): Statements {
     ),
     deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id = ?'),
     countSessions: db.prepare<[], number>('SELECT count(*) FROM sessions').pluck(),
-    idleSessions: db.prepare<[number, number], string>(
-      'SELECT id FROM sessions WHERE last_active_at < ? ORDER BY last_active_at, id LIMIT ?',
-    ).pluck(),
+    idleSessions: db.prepare<[number, number], string>('SELECT id FROM sessions WHERE last_active_at < ? ORDER BY last_active_at, id LIMIT ?').pluck(),
 
     insertStream: db.prepare<[string, string, string, StreamInfo['kind'], string, string, string]>(
       `INSERT INTO streams (session, stream, opened, kind, request_ids, first_seq, base_chain, last_seq, last_chain, bytes, closed)

@@ -50,7 +50,6 @@ function reasonOf(text: string): string | undefined {
   }
 }
 
-
 export const CURSOR_KINDS = ['forged', 'foreign', 'future', 'trimmed', 'other-epoch', 'tampered-chain', 'valid'] as const;
 
 /** One raw HTTP request with exactly the Host and Origin given (undefined: none). */
@@ -128,20 +127,34 @@ export function adversarialFamily(options: { malformedHosts?: boolean } = {}): F
           const want = expected[kind];
           if (after !== undefined) {
             // The control: exactly the events after the cursor, then the stream ends.
-            const seqs = response.events.map((e) => seqOfData(e.data)).filter((s): s is number => s !== undefined).map((s) => s - after);
+            const seqs = response.events
+              .map((e) => seqOfData(e.data))
+              .filter((s): s is number => s !== undefined)
+              .map((s) => s - after);
             const counts = checkHistory(PRODUCED - after, seqs, true);
             const failure = response.status === 200 ? undefined : `the valid cursor got ${response.status}`;
             return { counts, outcome: String(response.status), landed: true, failure };
           }
           const reason = reasonOf(response.text);
           const counts = { ...ZERO, unexpected: response.status === 200 ? response.events.length || 1 : 0 };
-          const failure = response.status === want.status && reason === want.reason ? undefined : `expected ${want.status} ${want.reason}, got ${response.status} ${reason ?? ''}`;
+          const failure =
+            response.status === want.status && reason === want.reason
+              ? undefined
+              : `expected ${want.status} ${want.reason}, got ${response.status} ${reason ?? ''}`;
           return { counts, outcome: reason ?? String(response.status), landed: true, failure };
         },
       }));
       const port = Number(url.port);
       const goodHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-      const badHosts = ['evil.com', `evil.com:${port}`, 'localhost:1', `127.0.0.1:${port + 1}`, `127.0.0.1.evil.com:${port}`, `[::2]:${port}`, `localhost.evil:${port}`];
+      const badHosts = [
+        'evil.com',
+        `evil.com:${port}`,
+        'localhost:1',
+        `127.0.0.1:${port + 1}`,
+        `127.0.0.1.evil.com:${port}`,
+        `[::2]:${port}`,
+        `localhost.evil:${port}`,
+      ];
       const goodOrigins = [undefined, `http://127.0.0.1:${port}`, `http://localhost:${port}`];
       const badOrigins = ['http://evil.com', 'null', 'http://localhost:1', `http://127.0.0.1:${port}.evil.com`, `http://127.0.0.1:${port}@evil.com`, `file://`];
       scenarios.push({
@@ -169,7 +182,12 @@ export function adversarialFamily(options: { malformedHosts?: boolean } = {}): F
             const status = await rawStatus(url, host, undefined).catch(() => 0);
             const alive = await rawStatus(url, `127.0.0.1:${port}`, undefined).catch(() => 0);
             // A good Host passes the guard (then 400 session-required): any answer but 403 is alive.
-            const failure = alive === 0 || alive === 403 ? `the server stopped answering after Host ${JSON.stringify(host)}` : status !== 400 && status !== 403 ? `Host ${JSON.stringify(host)} got ${status}` : undefined;
+            const failure =
+              alive === 0 || alive === 403
+                ? `the server stopped answering after Host ${JSON.stringify(host)}`
+                : status !== 400 && status !== 403
+                  ? `Host ${JSON.stringify(host)} got ${status}`
+                  : undefined;
             return { counts: ZERO, outcome: String(status), landed: true, failure };
           },
         });

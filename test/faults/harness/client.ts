@@ -23,7 +23,11 @@ export async function connectConsumer(url: URL, options: ContinuityClientOptions
   let current = '';
   const c: Consumer = {
     client: new Client({ name: 'faults', version: '0' }),
-    transport: new ContinuityClientTransport(url, { reconnect: { initialDelayMs: 5, maxDelayMs: 100, maxRequestAttempts: 200 }, ...options, onDivergence: (r) => c.reports.push(r) }),
+    transport: new ContinuityClientTransport(url, {
+      reconnect: { initialDelayMs: 5, maxDelayMs: 100, maxRequestAttempts: 200 },
+      ...options,
+      onDivergence: (r) => c.reports.push(r),
+    }),
     delivered: [],
     strays: 0,
     reports: [],

@@ -81,7 +81,9 @@ export async function runProfile(families: Family[], options: ProfileOptions): P
           }
           const seed = options.exactSeed ?? seedOf(options.seed, scenario.name, i);
           const result = await bounded(
-            scenario.run(seed).catch((error: unknown) => ({ counts: ZERO, outcome: 'threw', landed: false, failure: String((error as Error)?.stack ?? error) })),
+            scenario
+              .run(seed)
+              .catch((error: unknown) => ({ counts: ZERO, outcome: 'threw', landed: false, failure: String((error as Error)?.stack ?? error) })),
             options.runTimeoutMs,
           );
           row.runs++;
@@ -105,13 +107,30 @@ export async function runProfile(families: Family[], options: ProfileOptions): P
 export function formatTable(rows: Row[], elapsedMs: number): string {
   const head = ['scenario', 'runs', 'landed', 'lost', 'dup', 'reord', 'unexp', 'fail', 'outcomes'];
   const body = rows.map((r) => [
-    r.scenario, String(r.runs), String(r.landed), String(r.counts.lost), String(r.counts.duplicated), String(r.counts.reordered), String(r.counts.unexpected),
-    String(r.failures.length), [...r.outcomes].map(([k, v]) => `${k}:${v}`).join(' '),
+    r.scenario,
+    String(r.runs),
+    String(r.landed),
+    String(r.counts.lost),
+    String(r.counts.duplicated),
+    String(r.counts.reordered),
+    String(r.counts.unexpected),
+    String(r.failures.length),
+    [...r.outcomes].map(([k, v]) => `${k}:${v}`).join(' '),
   ]);
   const total = rows.reduce((t, r) => addCounts(t, r.counts), ZERO);
   const runs = rows.reduce((n, r) => n + r.runs, 0);
   const failures = rows.reduce((n, r) => n + r.failures.length, 0);
-  body.push(['TOTAL', String(runs), String(rows.reduce((n, r) => n + r.landed, 0)), String(total.lost), String(total.duplicated), String(total.reordered), String(total.unexpected), String(failures), `${(elapsedMs / 1000).toFixed(1)} s`]);
+  body.push([
+    'TOTAL',
+    String(runs),
+    String(rows.reduce((n, r) => n + r.landed, 0)),
+    String(total.lost),
+    String(total.duplicated),
+    String(total.reordered),
+    String(total.unexpected),
+    String(failures),
+    `${(elapsedMs / 1000).toFixed(1)} s`,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
   const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   const out = [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)];

@@ -30,5 +30,5 @@ export interface StoreFactory {
   readonly name: string;
   /** Whether sessions survive kill -9 (the kill scenarios expect resumption, not re-initialization). */
   readonly durable: boolean;
-  create(): Promise<{ spec: string; cleanup(): Promise<void> }>;
+  create(): Promise<{ spec: string; cleanup: () => Promise<void> }>;
 }

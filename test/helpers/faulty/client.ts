@@ -57,9 +57,17 @@ export async function connectHarness(url: URL, options: ContinuityClientOptions 
     reports,
     errors,
     nextDivergence: (timeoutMs) =>
-      waitFor(() => (reports.length > taken ? reports[taken++] : undefined), () => `a divergence report; errors: ${errorList()}`, timeoutMs),
+      waitFor(
+        () => (reports.length > taken ? reports[taken++] : undefined),
+        () => `a divergence report; errors: ${errorList()}`,
+        timeoutMs,
+      ),
     deliveredAtLeast: (count, timeoutMs) =>
-      waitFor(() => delivered.length >= count, () => `${count} delivered notifications; errors: ${errorList()}`, timeoutMs).then(() => {}),
+      waitFor(
+        () => delivered.length >= count,
+        () => `${count} delivered notifications; errors: ${errorList()}`,
+        timeoutMs,
+      ).then(() => {}),
     async close() {
       await client.close();
     },

@@ -52,22 +52,19 @@ export async function startSwitchProxy(targets: Record<string, URL>, route: (req
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = v;
     headers.host = target.host;
-    const upstream = http.request(
-      { host: target.hostname, port: Number(target.port), method: req.method, path: target.pathname, headers, agent },
-      (up) => {
-        const out: http.OutgoingHttpHeaders = {};
-        for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
-        res.writeHead(up.statusCode ?? 502, out);
-        res.flushHeaders();
-        up.on('data', (chunk: Buffer) => res.write(chunk));
-        up.on('end', () => res.end());
-        // An upstream cut (socket destroyed before the body ended) becomes a client-side cut.
-        up.on('close', () => {
-          if (!up.complete) res.destroy();
-        });
-        up.on('error', () => res.destroy());
-      },
-    );
+    const upstream = http.request({ host: target.hostname, port: Number(target.port), method: req.method, path: target.pathname, headers, agent }, (up) => {
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
+      res.writeHead(up.statusCode ?? 502, out);
+      res.flushHeaders();
+      up.on('data', (chunk: Buffer) => res.write(chunk));
+      up.on('end', () => res.end());
+      // An upstream cut (socket destroyed before the body ended) becomes a client-side cut.
+      up.on('close', () => {
+        if (!up.complete) res.destroy();
+      });
+      up.on('error', () => res.destroy());
+    });
     upstream.on('error', () => res.destroy());
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);

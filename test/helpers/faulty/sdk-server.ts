@@ -63,7 +63,7 @@ export interface SdkServer {
   /** Destroys the socket of `sessionId`'s standalone GET stream. */
   cutStandalone(sessionId: string): boolean;
   /** Answers every pending `wait` call. */
-  release(): void;
+  release: () => void;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,59 @@
+/**
+ * An endpoint's life: open, draining, closed; and the gate every request passes first
+ * (closed endpoint, Host/Origin guard).
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import { Header } from '../protocol/headers.js';
+import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
+import type { CloseOptions } from './endpoint-api.js';
+import type { Placement } from './cluster/placement.js';
+import type { ServerObserver } from '../telemetry/server.js';
+
+export class EndpointLifecycle {
+  #guard: HostGuardOptions | false | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  readonly #placement: Placement;
+  readonly #observer: ServerObserver;
+  readonly #now: () => number;
+
+  constructor(guard: HostGuardOptions | false | undefined, placement: Placement, observer: ServerObserver, now: () => number) {
+    this.#guard = guard;
+    this.#placement = placement;
+    this.#observer = observer;
+    this.#now = now;
+  }
+
+  /** True once a close (or a drain) has begun. */
+  get draining(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /** Installs `guard` unless the options chose one (or chose none). */
+  defaultHostGuard(guard: HostGuardOptions): void {
+    if (this.#guard === undefined) this.#guard = guard;
+  }
+
+  /** Throws the refusal a request gets before routing: the endpoint is closed, or the guard refuses it. */
+  readonly check = (request: Request): void => {
+    if (this.#closed) throw new ContinuityError('endpoint-closed');
+    const guard = this.#guard;
+    if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
+  };
+
+  /** Drains for `drainMs` if asked, then closes the placement; a second close waits for the first. */
+  close(options: CloseOptions = {}): Promise<void> {
+    const drainMs = options.drainMs ?? 0;
+    if (!(drainMs >= 0 && Number.isFinite(drainMs))) return Promise.reject(new RangeError(`drainMs must be a finite number >= 0, got ${String(drainMs)}`));
+    // A second close (a second signal, the listener's own) waits for the first.
+    this.#closing ??= (async () => {
+      const started = this.#now();
+      const held = this.#placement.size;
+      if (drainMs > 0) await this.#placement.drain(drainMs);
+      this.#closed = true;
+      await this.#placement.close();
+      this.#observer.drain('completed', held, this.#now() - started);
+    })();
+    return this.#closing;
+  }
+}
