@@ -66,7 +66,8 @@ export class Cluster {
   ready(): Promise<unknown> {
     if (!this.#inbox) {
       this.#inbox = this.bus.subscribeInbox(this.replicaId, (raw) => this.#receive(raw));
-      this.#renewer = setInterval(() => void this.#renewAll(), Math.max(10, Math.floor(this.leaseMs / 3)));
+      // One renewer for the cluster's life: a retried subscription must not start a second.
+      this.#renewer ??= setInterval(() => void this.#renewAll(), Math.max(10, Math.floor(this.leaseMs / 3)));
       this.#renewer.unref?.();
       // A failed subscription is retried by the next request.
       this.#inbox.catch(() => (this.#inbox = undefined));
@@ -191,6 +192,7 @@ export class Cluster {
 
   async close(): Promise<void> {
     clearInterval(this.#renewer);
+    this.#renewer = undefined;
     for (const { timer } of this.#watched.values()) clearInterval(timer);
     this.#watched.clear();
     for (const id of [...this.#calls.keys()]) this.#settle(id, { t: 'unknown' });
