@@ -87,8 +87,8 @@ const BODY_HIGH_WATER = 64 * 1024;
 /**
  * A request body as a web stream, with backpressure. A client that stops sending
  * mid-body is a malformed request (a coded error), not an internal one. A body nobody
- * reads to the end (a refusal) is drained and dropped once the response is done; the
- * response then closes its connection.
+ * reads to the end (a refusal) is drained and dropped; the response then closes its
+ * connection, after a bounded linger (see `writeResponse`).
  */
 function bodyStream(req: IncomingMessage, res: ServerResponse): ReadableStream<Uint8Array> {
   let open = true;

@@ -26,7 +26,10 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
       headers[key] = value;
     });
     // A request whose body was never read (a refusal) cannot keep its connection.
-    if (res.req && !res.req.complete) headers.connection = 'close';
+    if (res.req && !res.req.complete) {
+      headers.connection = 'close';
+      lingerAfterAnswer(res);
+    }
     res.writeHead(response.status, headers);
     if (!reader) {
       res.end();
@@ -95,6 +98,33 @@ async function writeDirect(res: ServerResponse, reader: ReadableStreamDefaultRea
     });
   await over;
   return true;
+}
+
+/**
+ * How long a connection whose request body was refused keeps taking (and dropping) the
+ * rest of it after the answer, ms. Bounded: the client chooses how much it sends.
+ */
+export const REFUSAL_LINGER_MS = 2_000;
+
+/**
+ * Closes the connection of a refused upload the way HTTP servers must (a "lingering
+ * close"): the answer goes out with a FIN, and what the client still sends is read and
+ * dropped for {@link REFUSAL_LINGER_MS}. Node's default, destroying the socket once the
+ * answer is written, resets a connection whose client is still uploading, and a client
+ * that meets the reset on its write (Node's net and undici do) drops the answer unread:
+ * it then sees ECONNRESET or EPIPE instead of the refusal.
+ */
+function lingerAfterAnswer(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  // The server calls this once the answer is written (its connection: close); only this
+  // socket's own copy is replaced.
+  socket.destroySoon = function lingeringClose(this: typeof socket): void {
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), REFUSAL_LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+  };
 }
 
 /** Resolves when `res` drains or closes; rejects as soon as the body errors (a cut). */

@@ -49,15 +49,25 @@ test('150 held 4 MB bodies against the Express example: 503 server-busy past the
     sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
     const body = paddedInitialize(BODY);
     const statuses: number[] = [];
+    // Connections that ended without an answer: a refusal the client never got to read.
+    const unanswered: string[] = [];
     for (let i = 0; i < CONNECTIONS; i++) {
       const socket = connect(port, '127.0.0.1');
-      socket.on('error', () => {});
+      let error = '';
+      socket.on('error', (e: NodeJS.ErrnoException) => (error ||= e.code ?? e.message));
       let head = '';
+      let answered = false;
       socket.on('data', (chunk: Buffer) => {
         if (head.length > 20) return;
         head += chunk.toString('latin1');
         const m = /^HTTP\/1\.1 (\d{3})/.exec(head);
-        if (m) statuses.push(Number(m[1]));
+        if (m && !answered) {
+          answered = true;
+          statuses.push(Number(m[1]));
+        }
+      });
+      socket.on('close', () => {
+        if (!answered) unanswered.push(error || 'closed');
       });
       socket.write(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
@@ -69,7 +79,7 @@ test('150 held 4 MB bodies against the Express example: 503 server-busy past the
     // are refused as their bytes arrive. A third of them refused shows the bound at work.
     await waitFor(
       () => statuses.length >= CONNECTIONS / 3,
-      () => `refusals for the bodies past the bound (${statuses.length} answers so far)`,
+      () => `refusals for the bodies past the bound (${statuses.length} answers so far; ${unanswered.length} closed unanswered: ${unanswered.join(',')})`,
       150_000,
     );
     clearInterval(sampler);
@@ -77,6 +87,7 @@ test('150 held 4 MB bodies against the Express example: 503 server-busy past the
     t.diagnostic(
       `RSS ${(baseline / MIB).toFixed(0)} MB before, peak ${(peak / MIB).toFixed(0)} MB with ${CONNECTIONS} held bodies; ${statuses.filter((s) => s === 503).length} answered 503`,
     );
+    assert.deepEqual(unanswered, [], 'every connection the server ended carried its answer');
     assert.ok(
       statuses.every((s) => s === 503),
       `every answer is 503 server-busy: ${statuses.join(',')}`,
