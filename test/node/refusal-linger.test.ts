@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createExampleServer } from '../../src/example/index.js';
 import { listen, type Listener } from '../../src/node/index.js';
+import { REFUSAL_LINGER_MS } from '../../src/node/response.js';
 import { createEndpoint } from '../../src/server/index.js';
 import { within } from '../helpers/wait.js';
 
@@ -78,7 +79,12 @@ describe('a refused upload gets its answer', () => {
 
   it('a client that never stops sending is cut off: the server drops the connection after its linger', async () => {
     const port = Number(new URL(listener.url).port);
-    const result = await within(upload(port, head('text/plain', 1024 * MIB), Number.POSITIVE_INFINITY), 'the server to drop the endless upload', 60_000);
+    // A declared 1 TiB: the body never ends within the linger (past its end, the next bytes
+    // would be a malformed request, which ends the connection for another reason).
+    const started = performance.now();
+    const result = await within(upload(port, head('text/plain', 1024 * 1024 * MIB), Number.POSITIVE_INFINITY), 'the server to drop the endless upload', 60_000);
+    const lasted = performance.now() - started;
     assert.ok(result.error !== undefined, `the upload was never cut off (${result.written} bytes written)`);
+    assert.ok(lasted >= REFUSAL_LINGER_MS, `cut off after ${lasted.toFixed(0)} ms, before the linger ended`);
   });
 });
