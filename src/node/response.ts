@@ -75,10 +75,10 @@ async function writeDirect(res: ServerResponse, reader: ReadableStreamDefaultRea
   const over = new Promise<void>((resolve) => res.once('close', resolve));
   const open = (): boolean => !res.destroyed && !res.writableEnded;
   sink.attach({
-    write: (chunk) => {
+    write: (text) => {
       wrote = true;
       // false from res.write: a 'drain' follows once the socket has taken it.
-      return open() && !res.write(chunk);
+      return open() && !res.write(text);
     },
     get queuedBytes() {
       return res.writableLength;

@@ -79,24 +79,6 @@ export function encodedUtf8(payload: string): Uint8Array | undefined {
   return (tail as Uint8Array).subarray(0, encodedBytes);
 }
 
-/**
- * Payloads at least this long (UTF-16 units) keep their UTF-8 once encoded ({@link keepUtf8}):
- * below it, carrying bytes beside the string costs more than encoding them again.
- */
-export const KEEP_UTF8_FROM = 1024;
-
-/**
- * A copy of `payload`'s UTF-8 if the scratch buffer holds it, it is `bytes` long and the
- * payload is large enough to be worth it ({@link KEEP_UTF8_FROM}); else `undefined`. The
- * server keeps it with the event, so the store and the socket take these bytes instead of
- * encoding the payload twice more (at 64 KiB, a copy costs a fraction of one encode).
- */
-export function keepUtf8(payload: string, bytes: number): Uint8Array | undefined {
-  if (payload.length < KEEP_UTF8_FROM) return undefined;
-  const utf8 = encodedUtf8(payload);
-  return utf8 !== undefined && utf8.length === bytes ? utf8.slice() : undefined;
-}
-
 /** `nextChain(previous, payload)`, computed without building the joined string. */
 export function hashNextChain(previous: string, payload: string): string {
   if (!hashable(payload) || previous.length > MAX_PREVIOUS) return nextChain(previous, payload);

@@ -49,38 +49,6 @@ export function encodeSseLogEvent(id: string, data: string, retry: number | unde
   return `${out}\n`;
 }
 
-/** An event for {@link encodeSseLogEvents}: {@link encodeSseLogEvent}'s fields, and `data`'s UTF-8 if at hand. */
-export interface SseLogEvent {
-  readonly id: string;
-  readonly data: string;
-  /** The UTF-8 of `data`: copied into the frame instead of encoding `data` again. */
-  readonly utf8?: Uint8Array | undefined;
-  readonly retry?: number | undefined;
-}
-
-/**
- * Events as {@link encodeSseLogEvent} encodes them, one after another: one string, or,
- * when an event brings its data's UTF-8 (a large payload), text and those bytes in turn,
- * to be written in order. A large string written to a socket is flattened and encoded
- * again on the way out; bytes already at hand are handed over as they are. Data with a
- * line break takes the text path.
- */
-export function encodeSseLogEvents(events: readonly SseLogEvent[]): string | Array<string | Uint8Array> {
-  let text = '';
-  let parts: Array<string | Uint8Array> | undefined;
-  for (const e of events) {
-    const { data, utf8 } = e;
-    if (utf8 !== undefined && data.indexOf('\n') === -1 && data.indexOf('\r') === -1) {
-      const head = e.retry === undefined ? `id: ${e.id}\n` : `id: ${e.id}\nretry: ${e.retry}\n`;
-      (parts ??= []).push(`${text}${head}data: `, utf8);
-      text = '\n\n';
-    } else text += encodeSseLogEvent(e.id, data, e.retry);
-  }
-  if (parts === undefined) return text;
-  parts.push(text);
-  return parts;
-}
-
 /** A `retry:` directive on its own (no event is dispatched). */
 export function encodeSseRetry(ms: number): string {
   return `retry: ${checkRetry(ms)}\n\n`;

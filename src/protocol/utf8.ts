@@ -31,21 +31,3 @@ export function countUtf8(s: string): number {
   }
   return n;
 }
-
-const encoder = new TextEncoder();
-
-/** Text and UTF-8 bytes, in order, as one buffer of UTF-8. */
-export function concatUtf8(parts: ReadonlyArray<string | Uint8Array>): Uint8Array {
-  let size = 0;
-  for (const part of parts) size += typeof part === 'string' ? byteLength(part) : part.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    if (typeof part === 'string') offset += encoder.encodeInto(part, out.subarray(offset)).written;
-    else {
-      out.set(part, offset);
-      offset += part.length;
-    }
-  }
-  return out;
-}

@@ -62,12 +62,6 @@ export interface LogEvent {
    * carry it); stores compute it when absent.
    */
   readonly bytes?: number | undefined;
-  /**
-   * The UTF-8 of `payload`, `bytes` long, when the producer or store has it at hand (large
-   * payloads): a store may keep it instead of encoding the payload again, and a writer may
-   * send it as is. Shared, never written to.
-   */
-  readonly utf8?: Uint8Array | undefined;
   /** Milliseconds since the epoch when it was appended. */
   readonly at: number;
 }

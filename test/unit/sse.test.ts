@@ -1,17 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import {
-  encodeSseComment,
-  encodeSseEvent,
-  encodeSseLogEvent,
-  encodeSseLogEvents,
-  encodeSseRetry,
-  type SseEvent,
-  type SseLogEvent,
-} from '../../src/protocol/sse.js';
+import { encodeSseComment, encodeSseEvent, encodeSseLogEvent, encodeSseRetry, type SseEvent } from '../../src/protocol/sse.js';
 import { isContinuityError } from '../../src/protocol/errors.js';
-import { concatUtf8 } from '../../src/protocol/utf8.js';
 
 interface Parsed {
   events: EventSourceMessage[];
@@ -229,65 +220,4 @@ describe('sse: log events (IDs the codec made)', () => {
       assert.deepEqual(parsed.retries, retry === undefined ? [] : [retry]);
     });
   }
-});
-
-describe('sse: log events with their UTF-8 at hand (encodeSseLogEvents)', () => {
-  const utf8 = new TextEncoder();
-  const big = (tag: string): string => JSON.stringify({ jsonrpc: '2.0', method: 'm', params: { tag, text: `é€中😀 ${'x'.repeat(3000)}` } });
-  const bytesOf = (out: string | Array<string | Uint8Array>): Uint8Array => {
-    const parts = typeof out === 'string' ? [out] : out;
-    const chunks = parts.map((p) => (typeof p === 'string' ? utf8.encode(p) : p));
-    const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let offset = 0;
-    for (const c of chunks) {
-      all.set(c, offset);
-      offset += c.length;
-    }
-    return all;
-  };
-  const textOf = (events: readonly SseLogEvent[]): string => events.map((e) => encodeSseLogEvent(e.id, e.data, e.retry)).join('');
-  const withBytes = (id: string, data: string, retry?: number): SseLogEvent => ({ id, data, utf8: utf8.encode(data), retry });
-
-  const batches: Array<[string, SseLogEvent[]]> = [
-    ['one large event', [withBytes('e.s.1.a', big('one'))]],
-    [
-      'a priming event with retry, then large and small events',
-      [withBytes('e.s.1.a', '', 1500), withBytes('e.s.2.b', big('two')), { id: 'e.s.3.c', data: '{"small":"é"}' }, withBytes('e.s.4.d', big('four'))],
-    ],
-    [
-      'small events only: one string, as before',
-      [
-        { id: 'e.s.1.a', data: '{"a":1}' },
-        { id: 'e.s.2.b', data: '{"b":2}', retry: 0 },
-      ],
-    ],
-    [
-      'data with raw line breaks takes the text path even with bytes (never injects a field)',
-      [withBytes('e.s.1.a', 'a\r\nid: evil\rretry: 1\nb'), withBytes('e.s.2.b', big('after'))],
-    ],
-  ];
-  for (const [name, events] of batches) {
-    it(`the same bytes as the text path: ${name}`, () => {
-      const out = encodeSseLogEvents(events);
-      if (events.every((e) => e.utf8 === undefined)) assert.equal(typeof out, 'string');
-      else assert.ok(Array.isArray(out) && out.some((p) => typeof p !== 'string'), 'bytes are handed over, not re-encoded');
-      const text = textOf(events);
-      assert.deepEqual(bytesOf(out), utf8.encode(text));
-      // What a sink writes for a small batch: the parts joined into one buffer.
-      assert.deepEqual(concatUtf8(typeof out === 'string' ? [out] : out), utf8.encode(text));
-      const parsed = parse(text);
-      assert.deepEqual(parsed.errors, []);
-      assert.deepEqual(
-        parsed.events.map((e) => [e.id, e.data]),
-        events.map((e) => [e.id, normalized(e.data)]),
-      );
-    });
-  }
-
-  it('hands over the very bytes it was given (no copy): the log and the socket share them', () => {
-    const e = withBytes('e.s.1.a', big('shared'));
-    const out = encodeSseLogEvents([e]);
-    assert.ok(Array.isArray(out));
-    assert.equal(out[1], e.utf8);
-  });
 });

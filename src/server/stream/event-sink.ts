@@ -1,22 +1,14 @@
 import { BoundedWriter, type ReaderBounds } from './bounded-writer.js';
 import { countReaderCut } from '../../telemetry/server.js';
 
-/** One event as a sink writes it. */
-export interface SinkEvent {
-  /** An event ID the codec made (`formatEventId`, or a validated `eventIdPrefix` plus seq and chain). */
-  readonly id: string;
-  readonly data: string;
-  /** The UTF-8 of `data`, when the log has it at hand: written as is instead of encoding `data`. */
-  readonly utf8?: Uint8Array | undefined;
-  /** `retry:` to send with it (priming events). */
-  readonly retry?: number | undefined;
-}
-
 /** Where an outbound stream writes: an SSE response, or (after an upgrade) a WebSocket. */
 export interface EventSink {
   readonly ended: boolean;
-  /** Writes events; returns false if the sink has ended. */
-  write(events: readonly SinkEvent[]): boolean;
+  /**
+   * Writes events; returns false if the sink has ended. Each `id` is an event ID the
+   * codec made (`formatEventId`, or a validated `eventIdPrefix` plus seq and chain).
+   */
+  write(events: ReadonlyArray<{ id: string; data: string; retry?: number | undefined }>): boolean;
   /** A `retry:` directive (SSE only; other sinks ignore it). */
   retry(ms: number): boolean;
   /** Resolves when the reader wants more data (or the sink ended). */
@@ -32,11 +24,16 @@ export interface EventSink {
 }
 
 /**
- * Where a sink's output goes once it leaves the core: a Node response written directly, a
- * web response body, or a WebSocket. Every sink bounds what its port holds by the same
- * policy ({@link BoundedWriter}).
+ * Where a sink's text goes once it leaves the core: a Node response written directly, or a
+ * WebSocket. Every sink bounds what its port holds by the same policy ({@link BoundedWriter}).
  */
-export interface PortBase {
+export interface SinkPort {
+  /**
+   * Queues text for the reader. Returns true when `onDrain` listeners will run once this
+   * text has been taken; false when it was taken (or dropped) with no signal to come, so
+   * only what was queued before it may be counted.
+   */
+  write(text: string): boolean;
   /** Bytes (for text, UTF-16 units, as Node counts them) queued and not yet taken by the reader. */
   readonly queuedBytes: number;
   /** Ends once what is queued has gone. */
@@ -49,21 +46,8 @@ export interface PortBase {
   onClose(listener: () => void): void;
 }
 
-/** An SSE response's port: it takes text, or UTF-8 bytes written as they are. */
-export interface SinkPort extends PortBase {
-  /**
-   * Queues a chunk for the reader. Bytes are shared (the log keeps them too): a port only
-   * reads them, and copies them before handing them to code that might not. Returns true
-   * when `onDrain` listeners will run once it has been taken; false when it was taken (or
-   * dropped) with no signal to come, so only what was queued before it may be counted.
-   */
-  write(chunk: string | Uint8Array): boolean;
-}
-
-/** A WebSocket as the core needs it: a port that sends and receives text frames. */
-export interface SocketPort extends PortBase {
-  /** Sends one text frame; the return value is {@link SinkPort.write}'s. */
-  write(text: string): boolean;
+/** A WebSocket as the core needs it: a sink port that also receives text frames. */
+export interface SocketPort extends SinkPort {
   /** Closes with a WebSocket close code (a refused handshake that completed). */
   close(code: number, reason: string): void;
   onMessage(listener: (text: string) => void): void;
@@ -101,7 +85,7 @@ export class SocketSink implements EventSink {
     return this.#ended;
   }
 
-  write(events: readonly SinkEvent[]): boolean {
+  write(events: ReadonlyArray<{ id: string; data: string }>): boolean {
     if (this.#ended) return false;
     let adding = 0;
     for (const e of events) adding += e.data.length;

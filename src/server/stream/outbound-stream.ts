@@ -13,7 +13,7 @@
  */
 import { ContinuityError } from '../../protocol/errors.js';
 import { chainSeed, eventIdPrefix } from '../../protocol/event-id.js';
-import { hashNextChain, keepUtf8, utf8Length } from '../../protocol/chain-hash.js';
+import { hashNextChain, utf8Length } from '../../protocol/chain-hash.js';
 import { defaultProcess } from './process.js';
 import type { Turns } from './turns.js';
 import type { LogEvent, StreamHead, StreamInfo } from '../../store/types.js';
@@ -169,10 +169,7 @@ export class OutboundStream {
     this.#lastSeq = seq;
     this.#lastChain = chain;
     const at = this.#host.now();
-    // Encoded once (for the count and the hash); the store and the socket take these bytes.
-    const utf8 = keepUtf8(payload, bytes);
-    const event = utf8 === undefined ? { seq, chain, payload, bytes, at } : { seq, chain, payload, bytes, at, utf8 };
-    this.#pending.push({ event, retry: options?.retry });
+    this.#pending.push({ event: { seq, chain, payload, bytes, at }, retry: options?.retry });
     this.#pendingBytes += bytes;
     this.#turnBytes += bytes;
     this.#scheduleFlush();

@@ -4,7 +4,7 @@
  * decides what is in the log; this decides what of it a reader gets, and when.
  */
 import type { LogEvent } from '../../store/types.js';
-import type { EventSink, SinkEvent } from './event-sink.js';
+import type { EventSink } from './event-sink.js';
 import type { ReplayPages } from './replay.js';
 
 /**
@@ -154,11 +154,11 @@ export class StreamReader {
   }
 
   #write(sink: EventSink, entries: readonly SinkEntry[]): void {
-    const out: SinkEvent[] = [];
+    const out: Array<{ id: string; data: string; retry: number | undefined }> = [];
     for (const { event, retry } of entries) {
       if (event.seq <= this.#sinkSeq) continue;
       // Epoch and name were validated when the prefix was made; seq and chain are ours.
-      out.push({ id: `${this.#idPrefix}${event.seq}.${event.chain}`, data: event.payload, utf8: event.utf8, retry });
+      out.push({ id: `${this.#idPrefix}${event.seq}.${event.chain}`, data: event.payload, retry });
       this.#sinkSeq = event.seq;
     }
     if (out.length === 0) return;

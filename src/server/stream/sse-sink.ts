@@ -17,22 +17,14 @@
  * promise per chunk in between; the same bound, pacing and cut rules apply to either port.
  */
 import { ContinuityError } from '../../protocol/errors.js';
-import { encodeSseComment, encodeSseLogEvents, encodeSseRetry } from '../../protocol/sse.js';
-import { concatUtf8 } from '../../protocol/utf8.js';
-import type { EventSink, SinkEvent, SinkPort } from './event-sink.js';
+import { encodeSseComment, encodeSseLogEvent, encodeSseRetry } from '../../protocol/sse.js';
+import type { EventSink, SinkPort } from './event-sink.js';
 import { BoundedWriter, type ReaderBounds } from './bounded-writer.js';
 import { countReaderCut, type CutReason } from '../../telemetry/server.js';
 import { WebBodyPort } from './web-body-port.js';
 
 /** Bytes the body stream holds before `drained()` makes a paced writer (a replay) wait. */
 const HIGH_WATER_BYTES = 64 * 1024;
-
-/**
- * Below this many bytes, a batch that carries UTF-8 is copied into one buffer and written
- * once; above it, its text and bytes are written in turn, the bytes as they are (a copy of
- * a large payload costs more than the few extra chunks).
- */
-const JOIN_BELOW_BYTES = 48 * 1024;
 
 /** Body stream → its sink, so an adapter can find the sink behind a `Response`. */
 const SINKS = new WeakMap<ReadableStream<Uint8Array>, SseSink>();
@@ -112,8 +104,10 @@ export class SseSink implements EventSink {
    * Writes events; returns false if the sink has ended (or was just cut for lagging).
    * Their IDs are the codec's (see {@link EventSink.write}), so they are not re-checked.
    */
-  write(events: readonly SinkEvent[]): boolean {
-    return this.#write(encodeSseLogEvents(events));
+  write(events: ReadonlyArray<{ id: string; data: string; retry?: number | undefined }>): boolean {
+    let text = '';
+    for (const e of events) text += encodeSseLogEvent(e.id, e.data, e.retry);
+    return this.#write(text);
   }
 
   /** Writes a bare `retry:` directive. */
@@ -179,28 +173,20 @@ export class SseSink implements EventSink {
     });
   }
 
-  /** Writes text, or text and UTF-8 bytes in turn (see `encodeSseLogEvents`). */
-  #write(chunk: string | ReadonlyArray<string | Uint8Array>): boolean {
+  #write(text: string): boolean {
     if (this.#ended) return false;
     const port = this.#port;
     const queued = port.queuedBytes;
-    let adding = 0;
-    if (typeof chunk === 'string') adding = chunk.length;
-    else for (const part of chunk) adding += part.length;
     // Checked before queueing: a lagging reader never holds more than the bound, and all
     // lagging readers together not much more than theirs.
-    if (!this.#writer.admits(queued, adding)) {
+    if (!this.#writer.admits(queued, text.length)) {
       this.cut();
       return false;
     }
     // A write the port will not signal the end of (Node signals no drain after a write
     // that stayed under its high-water mark) counts only what was queued before it,
     // so it is not left counted after it went out.
-    let signalled = false;
-    if (typeof chunk === 'string') signalled = port.write(chunk);
-    // Small batches go as one write: each write is a chunk of its own on the wire.
-    else if (adding < JOIN_BELOW_BYTES) signalled = port.write(concatUtf8(chunk));
-    else for (const part of chunk) if (part.length > 0) signalled = port.write(part) || signalled;
+    const signalled = port.write(text);
     this.#writer.count(signalled ? port.queuedBytes : queued);
     return true;
   }

@@ -42,12 +42,9 @@ export class WebBodyPort implements SinkPort {
     return this.#highWater - (this.#controller.desiredSize ?? this.#highWater);
   }
 
-  /**
-   * Always true: a read that leaves room pulls, which is the drain signal. Bytes are
-   * copied: the log shares them, and whoever reads the body may transfer or reuse what it reads.
-   */
-  write(chunk: string | Uint8Array): boolean {
-    if (this.#open) this.#controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk.slice());
+  /** Always true: a read that leaves room pulls, which is the drain signal. */
+  write(text: string): boolean {
+    if (this.#open) this.#controller.enqueue(encoder.encode(text));
     return true;
   }
 

@@ -72,11 +72,6 @@ class OffHeapEvent implements Run {
     // The byte count came with the event: encode without counting again. Four spare bytes
     // (one more character, at most) show a count that was short.
     const { payload } = event;
-    // The producer's own copy of the payload's UTF-8: kept as it is (nobody writes to it).
-    if (event.utf8 !== undefined && event.utf8.length === bytes) {
-      this.#raw = event.utf8;
-      return;
-    }
     // The bytes the chain hash just encoded, if they are still there: copied, not encoded again.
     const utf8 = encodedUtf8(payload);
     if (utf8 !== undefined && utf8.length === bytes) {
@@ -88,8 +83,7 @@ class OffHeapEvent implements Run {
     this.#raw = raw && fits ? raw.subarray(0, bytes) : utf8Encoder.encode(payload);
   }
   event(): LogEvent {
-    const utf8 = this.#raw;
-    return { seq: this.firstSeq, chain: this.#chain, at: this.#at, bytes: this.#bytes, payload: utf8Decoder.decode(utf8), utf8 };
+    return { seq: this.firstSeq, chain: this.#chain, at: this.#at, bytes: this.#bytes, payload: utf8Decoder.decode(this.#raw) };
   }
   chain(): string {
     return this.#chain;

@@ -93,10 +93,9 @@ function write(events: readonly LogEvent[], sizes: readonly number[], bytes: num
   const buf = Buffer.allocUnsafe(bytes + SLACK);
   let offset = 0;
   for (let i = 0; i < events.length; i++) {
-    const { payload, utf8: kept } = events[i] as LogEvent;
-    // The producer's bytes, or the ones the chain hash just encoded if they are still
-    // there: copied, not encoded again.
-    const utf8 = kept ?? encodedUtf8(payload);
+    const { payload } = events[i] as LogEvent;
+    // The bytes the chain hash just encoded, if they are still there: copied, not encoded again.
+    const utf8 = encodedUtf8(payload);
     const size = sizes[i] as number;
     if (utf8 !== undefined && utf8.length === size && offset + size <= bytes) {
       buf.set(utf8, offset);
