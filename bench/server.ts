@@ -29,11 +29,17 @@ export interface ServerOptions {
   upgrade?: boolean;
   /** Mount the 2026-07-28 leg on the same URL (the two-eras A/B, bench/eras-ab.ts). */
   modern?: boolean;
+  /** The memory store's process-wide budget, bytes (the retention experiment of bench/cell.ts). */
+  memoryMaxTotalBytes?: number;
 }
 
 export type ServerRequest = { type: 'reset' } | { type: 'stats' } | { type: 'gc' };
 export interface ServerStats {
   cpuUs: number;
+  /** The kernel's share of `cpuUs` (page faults, socket writes). */
+  sysUs: number;
+  /** Minor page faults: first touches of memory the process had not used yet. */
+  minorFaults: number;
   eldP99Ms: number;
   eldMaxMs: number;
   rss: number;
@@ -50,7 +56,7 @@ async function start(): Promise<{ url: string; close: () => Promise<void> }> {
     const retention = options.retainEvents ? { maxEvents: options.retainEvents, maxBytes: 1 << 30 } : undefined;
     const store: Store =
       contender === 'memory'
-        ? memoryStore(retention ? { retention } : {})
+        ? memoryStore({ ...(retention ? { retention } : {}), ...(options.memoryMaxTotalBytes ? { maxTotalBytes: options.memoryMaxTotalBytes } : {}) })
         : sqliteStore({ path: options.sqlitePath as string, ...(retention ? { retention } : {}) });
     const limits: EndpointLimits & Record<string, number> = {};
     if (options.maxSessions) limits.maxSessions = options.maxSessions;
@@ -92,6 +98,7 @@ async function start(): Promise<{ url: string; close: () => Promise<void> }> {
 const eld = monitorEventLoopDelay({ resolution: 1 });
 eld.enable();
 let cpu = process.cpuUsage();
+let faults = process.resourceUsage().minorPageFault;
 const running = await start();
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -99,11 +106,14 @@ process.on('message', (m: ServerRequest) => {
   if (m.type === 'reset') {
     eld.reset();
     cpu = process.cpuUsage();
+    faults = process.resourceUsage().minorPageFault;
     process.send?.({ type: 'reset' });
   } else if (m.type === 'stats') {
     const used = process.cpuUsage(cpu);
     const stats: ServerStats = {
       cpuUs: used.user + used.system,
+      sysUs: used.system,
+      minorFaults: process.resourceUsage().minorPageFault - faults,
       eldP99Ms: eld.count > 0 ? eld.percentile(99) / 1e6 : 0,
       eldMaxMs: eld.count > 0 ? eld.max / 1e6 : 0,
       rss: process.memoryUsage().rss,

@@ -20,6 +20,9 @@ export interface Cell {
 export interface Round {
   eventsPerSec: number;
   cpuUsPerEvent: number;
+  /** The kernel's share of `cpuUsPerEvent`, and minor page faults per event (NaN from a server that does not report them). */
+  sysUsPerEvent: number;
+  faultsPerEvent: number;
   p50Ms: number;
   p99Ms: number;
   eldP99Ms: number;
@@ -63,6 +66,8 @@ async function round(server: ServerProcess, sessions: Session[], cell: Cell): Pr
   return {
     eventsPerSec: total / seconds,
     cpuUsPerEvent: stats.cpuUs / total,
+    sysUsPerEvent: (stats.sysUs ?? NaN) / total,
+    faultsPerEvent: (stats.minorFaults ?? NaN) / total,
     p50Ms: latencies.percentile(50),
     p99Ms: latencies.percentile(99),
     eldP99Ms: stats.eldP99Ms,
@@ -101,7 +106,8 @@ export async function runCell(servers: readonly ServerProcess[], cell: Cell, rou
   for (const r of out) {
     log(
       `  ${r.contender.padEnd(13)} ${Math.round(r.eventsPerSec.median).toLocaleString('en-US').padStart(9)} ev/s  ` +
-        `${r.cpuUsPerEvent.median.toFixed(1).padStart(6)} µs/ev  p50/p99 ${r.p50Ms.median.toFixed(1)}/${r.p99Ms.median.toFixed(1)} ms  ` +
+        `${r.cpuUsPerEvent.median.toFixed(1).padStart(6)} µs/ev (sys ${spread(r.rounds.map((x) => x.sysUsPerEvent)).median.toFixed(1)}, ` +
+        `${spread(r.rounds.map((x) => x.faultsPerEvent)).median.toFixed(1)} faults)  p50/p99 ${r.p50Ms.median.toFixed(1)}/${r.p99Ms.median.toFixed(1)} ms  ` +
         `eld p99 ${r.eldP99Ms.median.toFixed(1)} ms${r.resumes ? `  resumes ${r.resumes}` : ''}`,
     );
   }
