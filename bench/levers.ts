@@ -98,6 +98,77 @@ clearly wasteful enough to change beside the concurrent refactoring of \`src/ser
 and the Node adapter; the next step is a Node fast path that hands the adapter's body and
 signal to the endpoint without a web \`Request\`.
 
+### 4. Where a large event's extra cost goes: memory the log retains (this round)
+
+Measured on a quiet machine (load average 1–2; the bench itself on both cores), with each
+round now also reporting the server's kernel CPU and its minor page faults per event
+(\`bench/cell.ts\`, 5 rounds, medians):
+
+| command | SDK v1: events/s · CPU µs/event (kernel · faults) | memory store: events/s · CPU µs/event (kernel · faults) |
+|---|---|---|
+| \`bench/cell.ts sdk,memory 65536 1 2000 5\`, first run | 3,482 · 287 (38 · 0.5) | 1,825 · 627 (157 · 5.6) |
+| the same, second run | 3,461 · 290 (96 · 4.6) | 2,532 · 427 (94 · 5.3) |
+| \`bench/cell.ts sdk,memory 65536 32 2000 5\` (default budget, 512 MiB) | 2,954 · 369 (127 · 7.0) | 1,940 · 550 (130 · 16.6) |
+| the same with \`BENCH_MEMORY_MAX_MIB=32\` | 2,842 · 371 (131 · 7.0) | 2,537 · 436 (48 · 1.2) |
+| \`bench/cell.ts sdk,memory 4096 32 20000 5\` (default budget) | 16,610 · 74 (14 · 0.8) | 18,500 · 59 (14 · 1.1) |
+| the same with \`BENCH_MEMORY_MAX_MIB=32\` | 19,817 · 63 (14 · 0.8) | 26,146 · 42 (5 · 0.1) |
+
+- **With 32 sessions, every retained event is memory the process has never touched.** A
+  64 KiB event is 16 pages; the memory store faulted 16.6 pages per event. Per-stream
+  retention (16 MiB) never trims a stream of 62 events per round, so the store grows
+  towards its process-wide budget (512 MiB) for the whole run, and each event's off-heap
+  copy is fresh memory the kernel must clear and map. On this virtual machine a fault
+  costs several microseconds. A CPU profile of the same cell showed it as the off-heap
+  copy's allocation (23.5% of the samples, self time, against 0.3% with one session). With
+  a 32 MiB budget the store reuses memory: 1.2 faults per event, 115 µs less CPU per
+  event, 31% more events/s. At 4 KiB, 41% more.
+- **With one session the store churns instead.** Its stream keeps its last 16 MiB and
+  drops older events, whose buffers the garbage collector frees in bulk. The allocator
+  then gives some memory back to the OS and the next events fault it in again: about
+  5 faults per 64 KiB event. Two runs of the same cell differ by 30% here (627 and
+  427 µs), so this cell's ratio moves with the machine more than any code change below.
+- **Tried: payloads on the heap** (\`OFF_HEAP_FROM\` raised past 64 KiB, side run, not
+  committed). Worse: 651 µs (16.3 faults) against 389 µs (2.9) with one session, 692
+  against 623 µs with 32; the heap grows the same way and the collector copies as well.
+- **Tried: glibc's allocator kept from trimming** (\`MALLOC_TRIM_THRESHOLD_=1073741824
+  MALLOC_TOP_PAD_=67108864\`, one session, 64 KiB): the SDK's faults fell from 4.6 to 1.1
+  per event, ours only from 5.3 to 3.9, and our CPU per event did not move (427 and
+  444 µs). Not recommended.
+- **Tried and reverted: each large payload's UTF-8 encoded once and carried with its event**
+  (the memory store keeping those bytes, the SSE sink writing them as they are instead of a
+  string that Node flattens and encodes again). A/B in one run against main,
+  \`node --import tsx bench/perf-ab.ts <main> <change> 5
+  memory:100:1,memory:4096:1,memory:65536:1,sqlite:4096:1,sqlite:65536:1,memory:4096:32,memory:65536:32\`:
+
+| cell | A events/s | B events/s | A′ (control) events/s | B vs A | A′ vs A | A CPU µs/event | B CPU µs/event | A′ CPU µs/event | B vs A | A′ vs A |
+|---|---|---|---|---|---|---|---|---|---|---|
+| memory 100 B × 1 | 129123 (66252–178338) | 135824 (74347–155228) | 128822 (64335–150673) | +5.2% | -0.2% | 8.7 (6.0–17.0) | 7.7 (6.4–16.6) | 7.3 (6.7–17.3) | -10.9% | -16.1% |
+| memory 4096 B × 1 | 25809 (13518–29522) | 25142 (15772–27255) | 24976 (17532–28957) | -2.6% | -3.2% | 41.8 (39.1–83.1) | 43.2 (41.5–77.9) | 40.8 (35.6–69.9) | +3.3% | -2.4% |
+| memory 65536 B × 1 | 2201 (2029–2811) | 2477 (1781–2985) | 2350 (2097–2465) | +12.5% | +6.8% | 495.2 (344.8–557.9) | 463.2 (334.7–625.9) | 463.7 (416.9–561.2) | -6.5% | -6.4% |
+| sqlite 4096 B × 1 | 6163 (4563–10254) | 7350 (4330–8178) | 5711 (5394–9511) | +19.3% | -7.3% | 94.9 (73.4–114.0) | 101.8 (80.7–114.7) | 93.5 (74.7–112.5) | +7.3% | -1.5% |
+| sqlite 65536 B × 1 | 961 (452–1353) | 1039 (347–1089) | 983 (591–1339) | +8.1% | +2.3% | 1023.9 (746.2–1230.3) | 961.4 (783.4–1410.0) | 971.7 (732.9–1019.0) | -6.1% | -5.1% |
+| memory 4096 B × 32 | 17946 (13327–19347) | 15913 (12039–17187) | 18050 (12213–20163) | -11.3% | +0.6% | 63.5 (54.4–81.2) | 65.9 (62.3–90.2) | 64.3 (52.1–90.2) | +3.7% | +1.2% |
+| memory 65536 B × 32 | 1492 (1238–2108) | 1401 (1114–2399) | 1577 (1414–2081) | -6.1% | +5.7% | 713.0 (482.6–866.9) | 788.6 (437.1–895.2) | 699.1 (466.2–729.9) | +10.6% | -2.0% |
+
+  No cell moved beyond its A-vs-A control (64 KiB, one session: CPU per event -6.5%, the
+  control -6.4%), and at 32 sessions it may cost (4 KiB: -11% events/s, control +0.6%).
+  The flatten and encode it saved are small beside the faults above. The commit and its
+  revert are both in the history.
+
+Decisions:
+- **The default budget stays 512 MiB.** It is what a busy process keeps for clients to
+  resume from, across all its streams. A log that holds the bytes pays for the memory
+  once, as it grows. The SDK transport keeps nothing. The SDK with its example store keeps
+  every message, but in this bench each message holds the same padding string, so that
+  store retains almost nothing per event.
+- **Where the resumption window can be shorter, a smaller \`maxTotalBytes\` is the lever**
+  (\`memoryStore({ maxTotalBytes })\`), measured above: at 64 KiB with 32 sessions, 0.89×
+  the SDK's events/s instead of 0.66×.
+- The 64 KiB and many-session goals of issue 26 are not met (the targets table above). At
+  64 KiB the SDK's own serialization already bounds every server on it (the protocol
+  ceiling, under "Reading the numbers"). We add the SHA-256 of the payload, and the memory
+  that keeps it resumable.
+
 ### A/B in one run
 
 \`node --import tsx bench/perf-ab.ts <main> <this branch> 7\`: the bench servers of the commit
