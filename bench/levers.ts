@@ -134,6 +134,11 @@ round now also reporting the server's kernel CPU and its minor page faults per e
   MALLOC_TOP_PAD_=67108864\`, one session, 64 KiB): the SDK's faults fell from 4.6 to 1.1
   per event, ours only from 5.3 to 3.9, and our CPU per event did not move (427 and
   444 µs). Not recommended.
+- **Tried: larger batches per stream and turn** (\`TURN_BYTES\` 128 KiB instead of 32 KiB,
+  side run, two interleaved pairs of \`bench/cell.ts sqlite,memory 4096 1 20000 3\`): fewer
+  SQLite commits per event, but slower on both stores. SQLite 12,675 and 10,771 events/s
+  against 15,880 and 13,320; memory 16,710 and 14,473 against 21,582 and 22,213. It stays
+  32 KiB.
 - **Tried and reverted: each large payload's UTF-8 encoded once and carried with its event**
   (the memory store keeping those bytes, the SSE sink writing them as they are instead of a
   string that Node flattens and encodes again). A/B in one run against main,
