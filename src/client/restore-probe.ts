@@ -1,0 +1,54 @@
+/**
+ * Before a restored session is handed to the SDK `Client`, the server is asked whether it
+ * still knows it (a `ping` on the session). Only then is the `Client`'s initialize answered
+ * from the checkpoint; a session the server does not know (it restarted without its store,
+ * or it is another server) is dropped, and the `Client`'s own initialize goes to the server,
+ * so the version, capabilities and instructions it sees are the server's, never the file's.
+ */
+import { ContinuityError } from '../protocol/errors.js';
+import { Header } from '../protocol/headers.js';
+import { linkSignal, sleep } from './abort.js';
+import { reconnectDelay } from './backoff.js';
+import type { InitializeHost } from './initialize.js';
+import { namesSession, refusalError } from './refusal.js';
+
+let counter = 0;
+
+/**
+ * Does the server know the session the transport's headers name? True on any 2xx answer to
+ * a `ping`, false on a 404 (or a 400 naming the session). Network failures and 502/503/504
+ * are retried like a request (`maxRequestAttempts`); anything else rejects, as a failed
+ * initialize would for a client without a checkpoint.
+ */
+export async function sessionKnown(host: InitializeHost, signal: AbortSignal): Promise<boolean> {
+  // A string id of our own: it cannot collide with the SDK's numeric request ids.
+  const body = JSON.stringify({ jsonrpc: '2.0', id: `mcp-continuity/probe/${++counter}`, method: 'ping' });
+  const headers = { [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' };
+  for (let attempt = 0; ; attempt++) {
+    const link = linkSignal(signal);
+    let response: Response;
+    try {
+      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(headers), body, signal: link.signal });
+    } catch (error) {
+      link.release();
+      if (signal.aborted) throw error;
+      if (attempt + 1 >= host.reconnect.maxRequestAttempts) throw new ContinuityError('server-unreachable', undefined, undefined, { cause: error });
+      await sleep(reconnectDelay(host.reconnect, attempt, undefined), signal, () => error as Error);
+      continue;
+    }
+    try {
+      if (response.ok) return true;
+      const text = (await response.text()).slice(0, 4096);
+      if (response.status === 404 || namesSession(response.status, text)) return false;
+      if ([502, 503, 504].includes(response.status) && attempt + 1 < host.reconnect.maxRequestAttempts) {
+        await sleep(reconnectDelay(host.reconnect, attempt, undefined), signal, () => new Error('Transport closed'));
+        continue;
+      }
+      throw refusalError(response.status, text, () => new Error(`Checking the restored session failed: HTTP ${response.status} ${text.slice(0, 200)}`));
+    } finally {
+      // The answer to the ping itself is of no interest.
+      await response.body?.cancel().catch(() => undefined);
+      link.release();
+    }
+  }
+}
