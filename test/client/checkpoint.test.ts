@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chainSeed, formatEventId, nextChain } from '../../src/protocol/event-id.js';
@@ -320,5 +320,42 @@ describe('checkpoint (file): corrupt files are reported, never mistaken for "no 
     Object.defineProperty(Foreign.prototype, Symbol.for('mcp-continuity.checkpoint'), { value: true });
     assert.ok(new Foreign() instanceof CheckpointError);
     assert.equal(new Error('x') instanceof CheckpointError, false);
+  });
+});
+
+describe('checkpoint (file): a key authenticates it', () => {
+  const KEY = new TextEncoder().encode('0123456789abcdef');
+
+  it('round-trips under its key; the MAC covers exactly what was saved', async () => {
+    const path = freshPath();
+    await fileCheckpoint(path, { key: KEY }).save(checkpoint(3));
+    assert.deepEqual(await fileCheckpoint(path, { key: KEY }).load(), checkpoint(3));
+    // Without a key the MAC is not checked: the file is as trusted as its file system.
+    assert.deepEqual(await fileCheckpoint(path).load(), checkpoint(3));
+  });
+
+  it('refuses an edited file, one without a MAC, and one under another key (part mac)', async () => {
+    const edited = freshPath();
+    await fileCheckpoint(edited, { key: KEY }).save(checkpoint(3));
+    await writeFile(edited, (await readFile(edited, 'utf8')).replace('"epoch":"', '"epoch":"x'));
+    const unkeyed = freshPath();
+    await fileCheckpoint(unkeyed).save(checkpoint(3));
+    const otherKey = freshPath();
+    await fileCheckpoint(otherKey, { key: 'another key of 16+ bytes' }).save(checkpoint(3));
+    for (const path of [edited, unkeyed, otherKey]) {
+      await assert.rejects(
+        fileCheckpoint(path, { key: KEY }).load(),
+        (err: unknown) => isCheckpointError(err, 'checkpoint-corrupt') && err.detail?.part === 'mac',
+      );
+    }
+  });
+
+  it('a key shorter than 16 bytes, or not a string or bytes, is a TypeError naming it', () => {
+    for (const key of ['short', new Uint8Array(15), 42 as unknown as string]) {
+      assert.throws(
+        () => fileCheckpoint(freshPath(), { key }),
+        (err: unknown) => err instanceof TypeError && /key/.test(err.message),
+      );
+    }
   });
 });
