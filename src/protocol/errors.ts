@@ -132,14 +132,14 @@ export const ERRORS = {
     rpc: JsonRpcCode.InternalError,
     message: 'Checkpoint is unreadable, malformed, too large or fails its MAC',
     retryable: false,
-    data: '`path`, `part` (what is wrong); `unfinished`: the calls in flight that could still be read from it, when any',
+    data: '`path`, `part` (what is wrong). Client-side only: the `CheckpointError` it is thrown as lists in `unfinished` the calls in flight that could still be read',
   },
   'checkpoint-mismatch': {
     status: 409,
     rpc: JsonRpcCode.InternalError,
     message: 'Checkpoint belongs to another server URL or principal',
     retryable: false,
-    data: '`field` (`server` or `principal`); `unfinished`: the calls in flight it lists',
+    data: '`field` (`server` or `principal`). Client-side only: the `CheckpointError` lists in `unfinished` the calls in flight the checkpoint holds',
   },
 
   // HTTP / protocol validation
