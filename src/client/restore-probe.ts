@@ -9,21 +9,27 @@ import { ContinuityError } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
 import { linkSignal, sleep } from './abort.js';
 import { reconnectDelay } from './backoff.js';
+import type { SessionCheckpoint } from './checkpoint.js';
 import type { InitializeHost } from './initialize.js';
 import { namesSession, refusalError } from './refusal.js';
 
 let counter = 0;
 
 /**
- * Does the server know the session the transport's headers name? True on any 2xx answer to
- * a `ping`, false on a 404 (or a 400 naming the session). Network failures and 502/503/504
- * are retried like a request (`maxRequestAttempts`); anything else rejects, as a failed
+ * Does the server know the session of `checkpoint`? True on any 2xx answer to a `ping` on
+ * it, false on a 404 (or a 400 naming the session). Network failures and 502/503/504 are
+ * retried like a request (`maxRequestAttempts`); anything else rejects, as a failed
  * initialize would for a client without a checkpoint.
  */
-export async function sessionKnown(host: InitializeHost, signal: AbortSignal): Promise<boolean> {
+export async function sessionKnown(host: InitializeHost, checkpoint: SessionCheckpoint, signal: AbortSignal): Promise<boolean> {
   // A string id of our own: it cannot collide with the SDK's numeric request ids.
   const body = JSON.stringify({ jsonrpc: '2.0', id: `mcp-continuity/probe/${++counter}`, method: 'ping' });
-  const headers = { [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' };
+  const headers = {
+    [Header.Accept]: 'application/json, text/event-stream',
+    [Header.ContentType]: 'application/json',
+    [Header.SessionId]: checkpoint.sessionId,
+    [Header.ProtocolVersion]: checkpoint.protocolVersion,
+  };
   for (let attempt = 0; ; attempt++) {
     const link = linkSignal(signal);
     let response: Response;

@@ -172,8 +172,9 @@ export class ContinuityClientTransport implements InboundHost {
     const restored = await readCheckpoint(this.#checkpoints, this.#binding);
     if (!restored) return;
     const { checkpoint } = restored;
+    const known = await sessionKnown(this, checkpoint, this.#closing.signal); // before restore: a failed start leaves close nothing to save
     this.#session.restore(restored);
-    if (!(await sessionKnown(this, this.#closing.signal))) return this.#session.dropRestored();
+    if (!known) return this.#session.dropRestored();
     this.#positions.restore(checkpoint);
     this.#openStandalone(restoredStandalone(checkpoint));
   }

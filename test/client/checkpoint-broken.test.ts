@@ -65,9 +65,9 @@ async function refusedConnect(path: string, options: Parameters<typeof fileCheck
       return true;
     },
   );
-  assert.deepEqual(await readFile(path), before, 'the file is left byte for byte as it was');
-  assert.equal(f.endpoint.sessionCount, sessions, 'no new session was started');
   await transport.close();
+  assert.deepEqual(await readFile(path), before, 'the file is left byte for byte as it was, even once the transport closed');
+  assert.equal(f.endpoint.sessionCount, sessions, 'no new session was started');
   return refusal;
 }
 
