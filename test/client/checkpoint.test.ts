@@ -16,6 +16,7 @@ import {
 import { fileCheckpoint } from '../../src/client/file-checkpoint.js';
 import { CheckpointError, isCheckpointError } from '../../src/client/errors.js';
 import type { StreamCheckpoint } from '../../src/client/verifier.js';
+import { MAX_UNFINISHED, MAX_UNFINISHED_PARAMS_BYTES } from '../../src/client/unfinished.js';
 
 const EPOCH = 'q3Zt9xKc0bYw_1-A';
 const SESSION = 'Jx0Qe3Jt1r8yGk4m_Zb2cA';
@@ -357,5 +358,23 @@ describe('checkpoint (file): a key authenticates it', () => {
         (err: unknown) => err instanceof TypeError && /key/.test(err.message),
       );
     }
+  });
+});
+
+describe('checkpoint (file): the count of values before parsing never refuses a valid checkpoint', () => {
+  it('the largest valid one loads: 64 streams, 64 unfinished calls with params nested to their bound, brackets inside strings', async () => {
+    const depth = (MAX_UNFINISHED_PARAMS_BYTES - '{"a":}'.length) / 2;
+    const nested: unknown = JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);
+    const inFlight = Array.from({ length: MAX_UNFINISHED }, (_, i) => ({ id: i, method: 'tools/call', sentAt: 1, params: { a: nested } }));
+    const big: SessionCheckpoint = {
+      ...checkpoint(DEFAULT_MAX_STREAMS),
+      inFlight,
+      // Brackets inside strings are text, not values.
+      initializeResult: JSON.stringify({ instructions: '[{"\\'.repeat(8000) }),
+    };
+    const path = freshPath();
+    await fileCheckpoint(path).save(big);
+    // Compared as JSON: assert's deep comparison recurses deeper than the stack allows here.
+    assert.equal(JSON.stringify(await fileCheckpoint(path).load()), JSON.stringify(big));
   });
 });
