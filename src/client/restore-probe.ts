@@ -5,6 +5,7 @@
  * or it is another server) is dropped, and the `Client`'s own initialize goes to the server,
  * so the version, capabilities and instructions it sees are the server's, never the file's.
  */
+import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
 import { linkSignal, sleep } from './abort.js';
@@ -13,8 +14,6 @@ import type { SessionCheckpoint } from './checkpoint.js';
 import type { InitializeHost } from './initialize.js';
 import { namesSession, refusalError } from './refusal.js';
 
-let counter = 0;
-
 /**
  * Does the server know the session of `checkpoint`? True on any 2xx answer to a `ping` on
  * it, false on a 404 (or a 400 naming the session). Network failures and 502/503/504 are
@@ -22,8 +21,9 @@ let counter = 0;
  * initialize would for a client without a checkpoint.
  */
 export async function sessionKnown(host: InitializeHost, checkpoint: SessionCheckpoint, signal: AbortSignal): Promise<boolean> {
-  // A string id of our own: it cannot collide with the SDK's numeric request ids.
-  const body = JSON.stringify({ jsonrpc: '2.0', id: `mcp-continuity/probe/${++counter}`, method: 'ping' });
+  // A string id of our own, random: it cannot collide with the SDK's numeric ids, nor with
+  // the probe of an earlier process on the same session.
+  const body = JSON.stringify({ jsonrpc: '2.0', id: `mcp-continuity/probe/${randomToken(9)}`, method: 'ping' });
   const headers = {
     [Header.Accept]: 'application/json, text/event-stream',
     [Header.ContentType]: 'application/json',
