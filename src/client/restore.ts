@@ -8,8 +8,9 @@
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { STANDALONE_STREAM, isEpoch, streamStartId } from '../protocol/event-id.js';
 import { bindingMismatch, type CheckpointBinding } from './binding.js';
-import type { CheckpointStore, SessionCheckpoint } from './checkpoint.js';
+import { sessionCheckpointProblem, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
 import { CheckpointError } from './errors.js';
+import { salvageUnfinished } from './unfinished.js';
 import type { StreamCheckpoint } from './verdicts.js';
 
 /** What a checkpoint restores beyond its positions. */
@@ -23,7 +24,14 @@ export interface Restored {
 /** The checkpoint in `store`, if any, checked against what the transport is bound to. */
 export async function readCheckpoint(store: CheckpointStore, binding: CheckpointBinding): Promise<Restored | undefined> {
   const checkpoint = await store.load();
-  if (!checkpoint) return undefined;
+  // null too: what a store built on `localStorage.getItem` naturally returns for none.
+  if (checkpoint === undefined || checkpoint === null) return undefined;
+  // A store of the application's own may return anything: checked like a file's content.
+  const problem = sessionCheckpointProblem(checkpoint);
+  if (problem !== undefined) {
+    const unfinished = salvageUnfinished((checkpoint as Partial<SessionCheckpoint> | null)?.inFlight);
+    throw new CheckpointError('checkpoint-corrupt', `The checkpoint is malformed (${problem})`, { part: problem }, { unfinished });
+  }
   const unfinished = checkpoint.inFlight ?? [];
   const field = bindingMismatch(checkpoint, binding);
   if (field !== undefined) {

@@ -101,6 +101,25 @@ describe('a bad checkpoint fails connect, and the file stays', () => {
     assert.deepEqual(err.unfinished, unfinished(2));
   });
 
+  it("a store of the application's own that loads a malformed checkpoint: checkpoint-corrupt, carrying its calls", async () => {
+    const stored = { ...(JSON.parse(valid) as { checkpoint: SessionCheckpoint }).checkpoint, inFlight: unfinished(65) } as SessionCheckpoint;
+    let cleared = false;
+    const store = {
+      load: () => Promise.resolve(structuredClone(stored)),
+      save: () => Promise.resolve(),
+      clear: () => Promise.resolve(void (cleared = true)),
+    };
+    const transport = new ContinuityClientTransport(f.url, { checkpoint: store });
+    await assert.rejects(new Client({ name: 'second', version: '1.0.0' }).connect(transport), (err: unknown) => {
+      assert.ok(isCheckpointError(err, 'checkpoint-corrupt'), String(err));
+      assert.equal(err.detail?.part, 'inFlight');
+      assert.equal(err.unfinished.length, 65);
+      return true;
+    });
+    await transport.close();
+    assert.equal(cleared, false, 'the store is not cleared');
+  });
+
   it('the application clears it, and the next connect starts afresh', async () => {
     const path = await written(valid.slice(0, 10));
     await refusedConnect(path);
