@@ -8,10 +8,8 @@
 import { randomToken } from '../protocol/crypto.js';
 import { ContinuityError } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
-import { linkSignal, sleep } from './abort.js';
-import { reconnectDelay } from './backoff.js';
 import type { SessionCheckpoint } from './checkpoint.js';
-import type { InitializeHost } from './initialize.js';
+import { postRetrying, type InitializeHost } from './initialize.js';
 import { namesSession, refusalError } from './refusal.js';
 
 /**
@@ -30,31 +28,17 @@ export async function sessionKnown(host: InitializeHost, checkpoint: SessionChec
     [Header.SessionId]: checkpoint.sessionId,
     [Header.ProtocolVersion]: checkpoint.protocolVersion,
   };
-  for (let attempt = 0; ; attempt++) {
-    const link = linkSignal(signal);
-    let response: Response;
-    try {
-      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(headers), body, signal: link.signal });
-    } catch (error) {
-      link.release();
-      if (signal.aborted) throw error;
-      if (attempt + 1 >= host.reconnect.maxRequestAttempts) throw new ContinuityError('server-unreachable', undefined, undefined, { cause: error });
-      await sleep(reconnectDelay(host.reconnect, attempt, undefined), signal, () => error as Error);
-      continue;
-    }
-    try {
-      if (response.ok) return true;
-      const text = (await response.text()).slice(0, 4096);
-      if (response.status === 404 || namesSession(response.status, text)) return false;
-      if ([502, 503, 504].includes(response.status) && attempt + 1 < host.reconnect.maxRequestAttempts) {
-        await sleep(reconnectDelay(host.reconnect, attempt, undefined), signal, () => new Error('Transport closed'));
-        continue;
-      }
-      throw refusalError(response.status, text, () => new Error(`Checking the restored session failed: HTTP ${response.status} ${text.slice(0, 200)}`));
-    } finally {
-      // The answer to the ping itself is of no interest.
-      await response.body?.cancel().catch(() => undefined);
-      link.release();
-    }
+  const { response, release } = await postRetrying(host, headers, body, signal).catch((error: unknown) => {
+    throw signal.aborted ? error : new ContinuityError('server-unreachable', undefined, undefined, { cause: error });
+  });
+  try {
+    if (response.ok) return true;
+    const text = (await response.text()).slice(0, 4096);
+    if (response.status === 404 || namesSession(response.status, text)) return false;
+    throw refusalError(response.status, text, () => new Error(`Checking the restored session failed: HTTP ${response.status} ${text.slice(0, 200)}`));
+  } finally {
+    // The answer to the ping itself is of no interest.
+    await response.body?.cancel().catch(() => undefined);
+    release();
   }
 }

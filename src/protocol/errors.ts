@@ -127,20 +127,8 @@ export const ERRORS = {
     message: "The browser refused the cross-origin request: the server's CORS settings do not allow this origin, its methods or headers",
     retryable: false,
   },
-  'checkpoint-corrupt': {
-    status: 500,
-    rpc: JsonRpcCode.InternalError,
-    message: 'Checkpoint is unreadable, malformed, too large or fails its MAC',
-    retryable: false,
-    data: '`path`, `part` (what is wrong). Client-side only: the `CheckpointError` it is thrown as lists in `unfinished` the calls in flight that could still be read',
-  },
-  'checkpoint-mismatch': {
-    status: 409,
-    rpc: JsonRpcCode.InternalError,
-    message: 'Checkpoint belongs to another server URL or principal',
-    retryable: false,
-    data: '`field` (`server` or `principal`). Client-side only: the `CheckpointError` lists in `unfinished` the calls in flight the checkpoint holds',
-  },
+  'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },
+  'checkpoint-mismatch': { status: 409, rpc: JsonRpcCode.InternalError, message: 'Checkpoint belongs to another server or principal', retryable: false },
 
   // HTTP / protocol validation
   'not-acceptable': { status: 406, rpc: JsonRpcCode.ServerError, message: 'Not Acceptable: client must accept the required media types', retryable: false },
