@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ContinuityClientTransport, fileCheckpoint } from 'mcp-continuity/client';
+import { ContinuityClientTransport, fileCheckpoint, isCheckpointError } from 'mcp-continuity/client';
 
 const url = new URL(process.argv[2] ?? 'http://127.0.0.1:3000/mcp');
 const transport = new ContinuityClientTransport(url, {
@@ -11,8 +11,12 @@ const transport = new ContinuityClientTransport(url, {
     ),
 });
 const client = new Client({ name: 'my-app', version: '1.0.0' });
-await client.connect(transport);
-// Also after a restart from the checkpoint: the Client sees the server as it was at initialize.
+await client.connect(transport).catch((error: unknown) => {
+  // A checkpoint that is corrupt or another server's is refused, and left as it is for you.
+  if (isCheckpointError(error)) console.error(`${error.message}; unfinished: ${JSON.stringify(error.unfinished)}`);
+  throw error;
+});
+// Also after a restart from the checkpoint: the Client sees what the server answered at initialize.
 console.log(`server: ${client.getServerVersion()?.name}`);
 // Calls the last run had in flight when it stopped: listed, never sent again (they may have run).
 for (const r of transport.unfinishedRequests) console.warn(`unfinished from the last run: ${r.method} ${JSON.stringify(r.params)}`);

@@ -38,6 +38,16 @@ export interface SessionCheckpoint {
   initializeResult?: string | undefined;
   /** Requests sent and not yet answered when it was saved; a restored transport lists them. */
   inFlight?: UnfinishedRequest[] | undefined;
+  /**
+   * The server it was taken from: the endpoint URL's origin and path. A transport for
+   * another URL refuses it (`checkpoint-mismatch`). Absent in checkpoints of earlier versions.
+   */
+  server?: string | undefined;
+  /**
+   * A digest of the transport's `principal` option, when it has one (never the principal
+   * itself): a transport acting for another principal refuses it (`checkpoint-mismatch`).
+   */
+  principal?: string | undefined;
 }
 
 /** Where a client keeps its checkpoint. */
@@ -62,12 +72,16 @@ export const DEFAULT_MAX_STREAMS = 64;
 const MAX_TEXT = 1024;
 /** An initialize request (or its result) carries info, capabilities, instructions: small, but not tiny. */
 export const MAX_INITIALIZE = 64 * 1024;
+/** Longest server URL (origin and path) a checkpoint records. */
+const MAX_SERVER = 8 * 1024;
 
 /** The optional text fields, in the order they are checked, and their longest length. */
 const OPTIONAL_TEXT = [
   ['initialize', MAX_INITIALIZE],
   ['standalone', MAX_TEXT],
   ['initializeResult', MAX_INITIALIZE],
+  ['server', MAX_SERVER],
+  ['principal', MAX_TEXT],
 ] as const;
 
 /** What is wrong with `value` as a {@link SessionCheckpoint}, or undefined if nothing. */

@@ -8,12 +8,13 @@
  * the same unprovable answer.
  */
 import { ContinuityError } from '../protocol/errors.js';
+import type { UnfinishedRequest } from './unfinished.js';
 import type { DivergenceVerdict } from './verdicts.js';
 
 /** A divergence code: the `kind` of a {@link DivergenceVerdict}. */
 export type DivergenceCode = DivergenceVerdict['kind'];
 /** A checkpoint error code. */
-export type CheckpointErrorCode = 'checkpoint-corrupt';
+export type CheckpointErrorCode = 'checkpoint-corrupt' | 'checkpoint-mismatch';
 
 export const DIVERGENCE_CODES: ReadonlySet<string> = new Set<DivergenceCode>([
   'session-invalid',
@@ -66,16 +67,31 @@ export function isDivergenceError<C extends DivergenceCode = DivergenceCode>(val
 }
 
 /**
- * The persisted checkpoint cannot be used. A missing file is not an error (`load()`
- * returns `undefined`); a present but unreadable one is, so that corruption is reported
- * rather than mistaken for "no session yet". The caller clears it and initializes afresh.
+ * The persisted checkpoint cannot be used: `checkpoint-corrupt` (unreadable, malformed, too
+ * large, or failing its MAC) or `checkpoint-mismatch` (taken from another server URL or
+ * principal). A missing file is not an error (`load()` returns `undefined`); a present but
+ * unusable one is, so that it is reported rather than mistaken for "no session yet".
+ * `connect` rejects with it and the file stays as it was: the application reads
+ * {@link CheckpointError.unfinished}, then clears the store (or uses another) to start afresh.
  */
 export class CheckpointError extends ContinuityError {
   declare readonly code: CheckpointErrorCode;
+  /**
+   * The requests in flight when the checkpoint was written, as far as they could be read from
+   * it (empty when none could): the calls the server may have run, for the application to
+   * reconcile. Never read from a checkpoint whose MAC fails.
+   */
+  readonly unfinished: readonly UnfinishedRequest[];
 
-  constructor(code: CheckpointErrorCode, message?: string, detail?: Record<string, unknown>, options?: { cause?: unknown }) {
+  constructor(
+    code: CheckpointErrorCode,
+    message?: string,
+    detail?: Record<string, unknown>,
+    options?: { cause?: unknown; unfinished?: readonly UnfinishedRequest[] | undefined },
+  ) {
     super(code, message, detail, options);
     this.name = 'CheckpointError';
+    this.unfinished = Object.freeze([...(options?.unfinished ?? [])]);
   }
 
   /** Works across module copies (dual packages, bundles). */

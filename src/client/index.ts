@@ -31,4 +31,4 @@ export {
   type UnfinishedRequest,
   type Verdict,
 } from './web.js';
-export { fileCheckpoint, type FileCheckpointOptions } from './file-checkpoint.js';
+export { DEFAULT_MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_BYTES, fileCheckpoint, type FileCheckpointOptions } from './file-checkpoint.js';

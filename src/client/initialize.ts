@@ -35,11 +35,50 @@ export async function initializeSession(host: InitializeHost, init: JsonRpcReque
   // A string id of our own can never collide with the SDK's numeric request ids.
   const request: JsonRpcRequest = { ...init, id: `mcp-continuity/reinitialize/${++counter}` };
   const json = { [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' };
+  const { response, release } = await postRetrying(host, json, JSON.stringify(request), signal);
+  if (!response.ok) {
+    release();
+    throw new Error(`Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+  }
+  const sessionId = response.headers.get(Header.SessionId) ?? undefined;
+  const epoch = response.headers.get(Header.ReplayEpoch);
+  const answer = await readAnswer(response, request.id as string, host.maxEventBytes).finally(release);
+  if (!('result' in answer)) throw new Error(`Re-initialize refused: ${JSON.stringify(answer).slice(0, 200)}`);
+  const protocolVersion = String(answer.result.protocolVersion);
+  const headers = host.headers({ [Header.ContentType]: 'application/json', [Header.Accept]: 'application/json, text/event-stream' });
+  if (sessionId !== undefined) headers.set(Header.SessionId, sessionId);
+  headers.set(Header.ProtocolVersion, protocolVersion);
+  const ackLink = linkSignal(signal);
+  try {
+    const ack = await host.fetch(host.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      signal: ackLink.signal,
+    });
+    await ack.body?.cancel();
+  } finally {
+    ackLink.release();
+  }
+  return { sessionId, epoch, protocolVersion, result: answer.result };
+}
+
+/**
+ * POSTs `body` (with `headers` added to the host's), retrying network failures and
+ * 502/503/504 with backoff up to `maxRequestAttempts`; then the last answer, whatever its
+ * status, with the release of its abort link (once its body is read), or the last error.
+ */
+export async function postRetrying(
+  host: InitializeHost,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<{ response: Response; release: () => void }> {
   for (let attempt = 0; ; attempt++) {
-    let response: Response;
     const link = linkSignal(signal);
+    let response: Response;
     try {
-      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(json), body: JSON.stringify(request), signal: link.signal });
+      response = await host.fetch(host.url, { method: 'POST', headers: host.headers(headers), body, signal: link.signal });
     } catch (error) {
       link.release();
       if (signal.aborted || attempt + 1 >= host.reconnect.maxRequestAttempts) throw error;
@@ -52,31 +91,7 @@ export async function initializeSession(host: InitializeHost, init: JsonRpcReque
       await delay(reconnectDelay(host.reconnect, attempt, undefined));
       continue;
     }
-    if (!response.ok) {
-      link.release();
-      throw new Error(`Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
-    }
-    const sessionId = response.headers.get(Header.SessionId) ?? undefined;
-    const epoch = response.headers.get(Header.ReplayEpoch);
-    const answer = await readAnswer(response, request.id as string, host.maxEventBytes).finally(link.release);
-    if (!('result' in answer)) throw new Error(`Re-initialize refused: ${JSON.stringify(answer).slice(0, 200)}`);
-    const protocolVersion = String(answer.result.protocolVersion);
-    const headers = host.headers({ [Header.ContentType]: 'application/json', [Header.Accept]: 'application/json, text/event-stream' });
-    if (sessionId !== undefined) headers.set(Header.SessionId, sessionId);
-    headers.set(Header.ProtocolVersion, protocolVersion);
-    const ackLink = linkSignal(signal);
-    try {
-      const ack = await host.fetch(host.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-        signal: ackLink.signal,
-      });
-      await ack.body?.cancel();
-    } finally {
-      ackLink.release();
-    }
-    return { sessionId, epoch, protocolVersion, result: answer.result };
+    return { response, release: link.release };
   }
 }
 

@@ -30,6 +30,13 @@ export interface DivergenceReport {
 export interface ContinuityClientOptions {
   /** Where the session checkpoint persists (default: memory). `fileCheckpoint(path)` survives restarts. */
   checkpoint?: CheckpointStore | undefined;
+  /**
+   * Who the client acts for (a user or account ID; not a credential). Every checkpoint
+   * records a digest of it, and a checkpoint recorded for another principal (or for none,
+   * when one is given now) fails `connect` with `checkpoint-mismatch`. A TypeError names a
+   * principal that is empty or longer than 4096 characters.
+   */
+  principal?: string | undefined;
   /** A `fetch` to use (default: the global one). */
   fetch?: ((url: URL, init: RequestInit) => Promise<Response>) | undefined;
   /** Extra headers on every request (authorization, say); a function is called per request. */

@@ -26,6 +26,9 @@ export interface SessionSnapshot {
   standalone: StreamCheckpoint | undefined;
   /** Requests sent and not yet answered. */
   inFlight?: UnfinishedRequest[] | undefined;
+  /** What the checkpoint belongs to (./binding.ts). */
+  server?: string | undefined;
+  principal?: string | undefined;
 }
 
 /** A stream whose position moves: read when saved. */
@@ -207,6 +210,8 @@ export class StreamPositions {
     // skips initialize and sees no capabilities, as before results were kept, but saves go on.
     if (s.initializeResult !== undefined && s.initializeResult.length <= MAX_INITIALIZE) checkpoint.initializeResult = s.initializeResult;
     if (s.inFlight !== undefined && s.inFlight.length > 0) checkpoint.inFlight = s.inFlight;
+    if (s.server !== undefined) checkpoint.server = s.server;
+    if (s.principal !== undefined) checkpoint.principal = s.principal;
     if (s.standalone) checkpoint.standalone = s.standalone.scheme === 'chained' ? s.standalone.stream : STANDALONE_KEY;
     await this.#store.save(checkpoint);
   }

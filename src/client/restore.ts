@@ -1,13 +1,16 @@
 /**
- * Reading the persisted checkpoint at start. A corrupt checkpoint is reported and
- * discarded (the client starts a new session); an unreadable stored initialize request or
- * result is reported and dropped (a lost session then cannot be re-initialized, or the SDK
- * `Client` skips initialize and sees no server capabilities, and says so).
+ * Reading the persisted checkpoint at start. A checkpoint that cannot be used fails
+ * `connect` with a `CheckpointError` carrying the calls in flight it still lists, and is
+ * left where it is (only the application clears it): a corrupt one (`checkpoint-corrupt`,
+ * including an unreadable stored initialize request or result), and one taken from another
+ * server URL or principal (`checkpoint-mismatch`).
  */
-import { toError } from '../protocol/errors.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { STANDALONE_STREAM, isEpoch, streamStartId } from '../protocol/event-id.js';
-import type { CheckpointStore, SessionCheckpoint } from './checkpoint.js';
+import { bindingMismatch, type CheckpointBinding } from './binding.js';
+import { sessionCheckpointProblem, type CheckpointStore, type SessionCheckpoint } from './checkpoint.js';
+import { CheckpointError } from './errors.js';
+import { salvageUnfinished } from './unfinished.js';
 import type { StreamCheckpoint } from './verdicts.js';
 
 /** What a checkpoint restores beyond its positions. */
@@ -18,33 +21,41 @@ export interface Restored {
   initResult: Record<string, unknown> | undefined;
 }
 
-export async function readCheckpoint(store: CheckpointStore, report: (error: Error) => void): Promise<Restored | undefined> {
-  let checkpoint: SessionCheckpoint | undefined;
-  try {
-    checkpoint = await store.load();
-  } catch (error) {
-    report(toError(error));
-    await store.clear().catch(() => {});
+/** The checkpoint in `store`, if any, checked against what the transport is bound to. */
+export async function readCheckpoint(store: CheckpointStore, binding: CheckpointBinding): Promise<Restored | undefined> {
+  const checkpoint = await store.load();
+  // null too: what a store built on `localStorage.getItem` naturally returns for none.
+  if (checkpoint === undefined || checkpoint === null) return undefined;
+  // A store of the application's own may return anything: checked like a file's content.
+  const problem = sessionCheckpointProblem(checkpoint);
+  if (problem !== undefined) {
+    const unfinished = salvageUnfinished((checkpoint as Partial<SessionCheckpoint> | null)?.inFlight);
+    throw new CheckpointError('checkpoint-corrupt', `The checkpoint is malformed (${problem})`, { part: problem }, { unfinished });
   }
-  if (!checkpoint) return undefined;
-  const read = (text: string | undefined, what: string, valid: (v: Record<string, unknown>) => boolean): Record<string, unknown> | undefined => {
+  const unfinished = checkpoint.inFlight ?? [];
+  const field = bindingMismatch(checkpoint, binding);
+  if (field !== undefined) {
+    const what = field === 'server' ? `server (${checkpoint.server ?? ''}, not ${binding.server})` : 'principal';
+    throw new CheckpointError('checkpoint-mismatch', `The checkpoint was taken from another ${what}`, { field }, { unfinished });
+  }
+  const read = (text: string | undefined, part: string, valid: (v: Record<string, unknown>) => boolean): Record<string, unknown> | undefined => {
     if (text === undefined) return undefined;
     try {
       const value = JSON.parse(text) as Record<string, unknown> | null;
       if (typeof value === 'object' && value !== null && valid(value)) return value;
     } catch {
-      // reported below
+      // thrown below
     }
-    report(new Error(`Ignoring an unreadable ${what} in the checkpoint`));
-    return undefined;
+    throw new CheckpointError('checkpoint-corrupt', `The checkpoint's ${part} is unreadable`, { part }, { unfinished });
   };
   // The result must have what the SDK Client reads from it.
   const initResult = read(
     checkpoint.initializeResult,
-    'initialize result',
+    'initializeResult',
     (v) => typeof v.protocolVersion === 'string' && typeof v.capabilities === 'object' && typeof v.serverInfo === 'object',
   );
-  return { checkpoint, init: read(checkpoint.initialize, 'initialize request', () => true) as JsonRpcRequest | undefined, initResult };
+  const init = read(checkpoint.initialize, 'initialize', (v) => v.method === 'initialize') as JsonRpcRequest | undefined;
+  return { checkpoint, init, initResult };
 }
 
 /**

@@ -84,6 +84,15 @@ export class ClientSession {
     return this.#outstanding.list();
   }
 
+  /**
+   * The restored session is unknown to the server: it is dropped, and the SDK's initialize
+   * goes to the server (a new session, whose answer the SDK sees). The unfinished list stays.
+   */
+  dropRestored(): void {
+    this.#handle = NONE;
+    this.#restoring = undefined;
+  }
+
   restore({ checkpoint, init, initResult }: Restored): void {
     this.swap({ id: checkpoint.sessionId, protocolVersion: checkpoint.protocolVersion, epoch: checkpoint.epoch, init, initResult });
     if (initResult) this.#restoring = 'initialize';

@@ -1,5 +1,5 @@
 /** The upgrade offer a server sends, and the shape of an upgraded connection (no I/O). */
-import type { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError } from '../protocol/errors.js';
 import { WS_SUBPROTOCOL } from '../protocol/headers.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 
@@ -26,4 +26,12 @@ export interface SocketHandlers {
   /** The socket closed (not by us): the session cannot continue. */
   onLost(error: ContinuityError): void;
   onError: (error: Error) => void;
+}
+
+/** What a transport asked to upgrade reports where the runtime cannot (browsers). */
+export function upgradeUnavailable(): ContinuityError {
+  return new ContinuityError(
+    'upgrade-invalid',
+    'The WebSocket upgrade is not available in browsers (its handshake needs headers a browser cannot send): the session stays on SSE',
+  );
 }

@@ -21,6 +21,8 @@ import { StreamPositions } from './positions.js';
 import { sessionGone } from './refusal.js';
 import { Poster } from './post.js';
 import { readCheckpoint, restoredStandalone } from './restore.js';
+import { sessionKnown } from './restore-probe.js';
+import { checkpointBinding, type CheckpointBinding } from './binding.js';
 import { Recovery, type RecoveryHost } from './recovery.js';
 import { ClientSession } from './session.js';
 import type { UnfinishedRequest } from './unfinished.js';
@@ -29,6 +31,7 @@ import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientStreams } from './streams.js';
 import { ClientUpgrade } from '#client-upgrade';
 import type { Upgrade } from './upgrade.js';
+import { upgradeUnavailable } from './socket-offer.js';
 import type { StreamCheckpoint } from './verifier.js';
 import { ClientObserver } from '#client-telemetry';
 
@@ -57,6 +60,8 @@ export class ContinuityClientTransport implements InboundHost {
   readonly #session = new ClientSession();
   readonly #options: ContinuityClientOptions;
   readonly #checkpoints: CheckpointStore;
+  /** The server URL and principal every checkpoint records, and a restored one must match. */
+  readonly #binding: CheckpointBinding;
   readonly #fetch: (url: URL, init: RequestInit) => Promise<Response>;
   /** Last position per stream, and its persistence. */
   readonly #positions: StreamPositions;
@@ -87,9 +92,10 @@ export class ContinuityClientTransport implements InboundHost {
     this.trustOpaqueIds = options.trustOpaqueIds ?? false;
     this.#checkpoints = options.checkpoint ?? memoryCheckpoint();
     this.#fetch = options.fetch ?? ((u, init) => fetch(u, init));
+    this.#binding = checkpointBinding(this.url, options.principal);
     this.#positions = new StreamPositions(
       this.#checkpoints,
-      () => this.#session.snapshot(this.#streams.standalone?.checkpoint()),
+      () => ({ ...this.#session.snapshot(this.#streams.standalone?.checkpoint()), ...this.#binding }),
       (error) => this.report(error),
     );
     this.#streams = new ClientStreams({
@@ -153,24 +159,22 @@ export class ContinuityClientTransport implements InboundHost {
   }
 
   /**
-   * Loads the checkpoint. With one, the SDK `Client` sees a session ID and skips
-   * initialize; the standalone stream resumes from where the last process stopped.
+   * Loads the checkpoint. With one, and once the server confirmed it knows its session, the
+   * SDK `Client`'s initialize is answered from it and the standalone stream resumes from
+   * where the last process stopped; a session the server does not know is dropped (the
+   * `Client` initializes on the server). Rejects with a `CheckpointError` for a checkpoint
+   * that is corrupt or belongs to another server or principal, leaving it in its store.
    */
   async start(): Promise<void> {
     if (this.#started) throw new Error('ContinuityClientTransport already started');
     this.#started = true;
-    if (this.#options.upgrade?.websocket === true && !this.#upgrade.supported) {
-      this.report(
-        new ContinuityError(
-          'upgrade-invalid',
-          'The WebSocket upgrade is not available in browsers (its handshake needs headers a browser cannot send): the session stays on SSE',
-        ),
-      );
-    }
-    const restored = await readCheckpoint(this.#checkpoints, (error) => this.report(error));
+    if (this.#options.upgrade?.websocket === true && !this.#upgrade.supported) this.report(upgradeUnavailable());
+    const restored = await readCheckpoint(this.#checkpoints, this.#binding);
     if (!restored) return;
     const { checkpoint } = restored;
+    const known = await sessionKnown(this, checkpoint, this.#closing.signal); // before restore: a failed start leaves close nothing to save
     this.#session.restore(restored);
+    if (!known) return this.#session.dropRestored();
     this.#positions.restore(checkpoint);
     this.#openStandalone(restoredStandalone(checkpoint));
   }

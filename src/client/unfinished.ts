@@ -26,20 +26,41 @@ export const MAX_UNFINISHED_PARAMS_BYTES = 4096;
 
 /** What is wrong with `value` as a list of {@link UnfinishedRequest}, or undefined if nothing. */
 export function unfinishedProblem(value: unknown): string | undefined {
-  const bad =
-    !Array.isArray(value) ||
-    value.length > MAX_UNFINISHED ||
-    value.some(
-      (r: Partial<UnfinishedRequest> | null) =>
-        typeof r !== 'object' ||
-        r === null ||
-        !(isText(r.id, 1024) || Number.isSafeInteger(r.id)) ||
-        !isText(r.method, 1024) ||
-        r.method.length === 0 ||
-        !Number.isFinite(r.sentAt) ||
-        (r.params !== undefined && !fitParams(r.params)),
-    );
+  const bad = !Array.isArray(value) || value.length > MAX_UNFINISHED || !value.every(isUnfinished);
   return bad ? 'inFlight' : undefined;
+}
+
+/** Is `r` a well-formed {@link UnfinishedRequest}? */
+function isUnfinished(r: Partial<UnfinishedRequest> | null): boolean {
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    (isText(r.id, 1024) || Number.isSafeInteger(r.id)) &&
+    isText(r.method, 1024) &&
+    r.method.length > 0 &&
+    Number.isFinite(r.sentAt) &&
+    (r.params === undefined || fitParams(r.params))
+  );
+}
+
+/** Unfinished requests read at most from a checkpoint that is refused: more than a valid one holds, still bounded. */
+export const MAX_SALVAGED = 4 * MAX_UNFINISHED;
+
+/**
+ * The well-formed entries of what a refused checkpoint says was in flight (`inFlight`, read
+ * from already parsed JSON), the first {@link MAX_SALVAGED}: what the application can still
+ * reconcile. Malformed entries are skipped; anything that is not a list gives none.
+ */
+export function salvageUnfinished(value: unknown): UnfinishedRequest[] {
+  if (!Array.isArray(value)) return [];
+  const out: UnfinishedRequest[] = [];
+  for (const r of value as Array<Partial<UnfinishedRequest> | null>) {
+    if (out.length >= MAX_SALVAGED) break;
+    if (!isUnfinished(r)) continue;
+    const { id, method, sentAt, params } = r as UnfinishedRequest;
+    out.push(params === undefined ? { id, method, sentAt } : { id, method, sentAt, params: structuredClone(params) });
+  }
+  return out;
 }
 
 function fitParams(params: unknown): params is Record<string, unknown> {

@@ -128,6 +128,7 @@ export const ERRORS = {
     retryable: false,
   },
   'checkpoint-corrupt': { status: 500, rpc: JsonRpcCode.InternalError, message: 'Checkpoint is unreadable or malformed', retryable: false },
+  'checkpoint-mismatch': { status: 409, rpc: JsonRpcCode.InternalError, message: 'Checkpoint belongs to another server or principal', retryable: false },
 
   // HTTP / protocol validation
   'not-acceptable': { status: 406, rpc: JsonRpcCode.ServerError, message: 'Not Acceptable: client must accept the required media types', retryable: false },

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chainSeed, formatEventId, nextChain } from '../../src/protocol/event-id.js';
@@ -16,6 +16,7 @@ import {
 import { fileCheckpoint } from '../../src/client/file-checkpoint.js';
 import { CheckpointError, isCheckpointError } from '../../src/client/errors.js';
 import type { StreamCheckpoint } from '../../src/client/verifier.js';
+import { MAX_UNFINISHED, MAX_UNFINISHED_PARAMS_BYTES } from '../../src/client/unfinished.js';
 
 const EPOCH = 'q3Zt9xKc0bYw_1-A';
 const SESSION = 'Jx0Qe3Jt1r8yGk4m_Zb2cA';
@@ -320,5 +321,60 @@ describe('checkpoint (file): corrupt files are reported, never mistaken for "no 
     Object.defineProperty(Foreign.prototype, Symbol.for('mcp-continuity.checkpoint'), { value: true });
     assert.ok(new Foreign() instanceof CheckpointError);
     assert.equal(new Error('x') instanceof CheckpointError, false);
+  });
+});
+
+describe('checkpoint (file): a key authenticates it', () => {
+  const KEY = new TextEncoder().encode('0123456789abcdef');
+
+  it('round-trips under its key; the MAC covers exactly what was saved', async () => {
+    const path = freshPath();
+    await fileCheckpoint(path, { key: KEY }).save(checkpoint(3));
+    assert.deepEqual(await fileCheckpoint(path, { key: KEY }).load(), checkpoint(3));
+    // Without a key the MAC is not checked: the file is as trusted as its file system.
+    assert.deepEqual(await fileCheckpoint(path).load(), checkpoint(3));
+  });
+
+  it('refuses an edited file, one without a MAC, and one under another key (part mac)', async () => {
+    const edited = freshPath();
+    await fileCheckpoint(edited, { key: KEY }).save(checkpoint(3));
+    await writeFile(edited, (await readFile(edited, 'utf8')).replace('"epoch":"', '"epoch":"x'));
+    const unkeyed = freshPath();
+    await fileCheckpoint(unkeyed).save(checkpoint(3));
+    const otherKey = freshPath();
+    await fileCheckpoint(otherKey, { key: 'another key of 16+ bytes' }).save(checkpoint(3));
+    for (const path of [edited, unkeyed, otherKey]) {
+      await assert.rejects(
+        fileCheckpoint(path, { key: KEY }).load(),
+        (err: unknown) => isCheckpointError(err, 'checkpoint-corrupt') && err.detail?.part === 'mac',
+      );
+    }
+  });
+
+  it('a key shorter than 16 bytes, or not a string or bytes, is a TypeError naming it', () => {
+    for (const key of ['short', new Uint8Array(15), 42 as unknown as string]) {
+      assert.throws(
+        () => fileCheckpoint(freshPath(), { key }),
+        (err: unknown) => err instanceof TypeError && /key/.test(err.message),
+      );
+    }
+  });
+});
+
+describe('checkpoint (file): the count of values before parsing never refuses a valid checkpoint', () => {
+  it('the largest valid one loads: 64 streams, 64 unfinished calls with params nested to their bound, brackets inside strings', async () => {
+    const depth = (MAX_UNFINISHED_PARAMS_BYTES - '{"a":}'.length) / 2;
+    const nested: unknown = JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);
+    const inFlight = Array.from({ length: MAX_UNFINISHED }, (_, i) => ({ id: i, method: 'tools/call', sentAt: 1, params: { a: nested } }));
+    const big: SessionCheckpoint = {
+      ...checkpoint(DEFAULT_MAX_STREAMS),
+      inFlight,
+      // Brackets inside strings are text, not values.
+      initializeResult: JSON.stringify({ instructions: '[{"\\'.repeat(8000) }),
+    };
+    const path = freshPath();
+    await fileCheckpoint(path).save(big);
+    // Compared as JSON: assert's deep comparison recurses deeper than the stack allows here.
+    assert.equal(JSON.stringify(await fileCheckpoint(path).load()), JSON.stringify(big));
   });
 });

@@ -1,15 +1,23 @@
 /**
  * The transport's browser bundle (esbuild, `browser` condition, minified): it builds with
  * no shims, takes the web platform modules, and stays within 10% of the 17 kB gzipped it
- * was before the browser work (scripts/bundle-size.ts prints the numbers docs/frameworks.md quotes).
+ * was before the browser work, plus what the checks of a restored checkpoint add
+ * (scripts/bundle-size.ts prints the numbers docs/frameworks.md quotes).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TRANSPORT_ENTRY, bundleSize } from '../../scripts/bundle-size.js';
 
 const BEFORE_GZIPPED = 17_000;
+/**
+ * What the checks of a restored checkpoint add (issue 34), measured at +738 bytes gzipped:
+ * the server and principal it is bound to, the ping that asks the server whether it knows
+ * the session, the validation of what a custom store loads. They run in browsers too (a
+ * browser app may keep its checkpoint in a store of its own), so they are not left out.
+ */
+const CHECKPOINT_CHECKS_GZIPPED = 800;
 
-test('the transport bundles for the browser within 10% of its former gzipped size', async () => {
+test('the transport bundles for the browser within 10% of its former gzipped size, plus the checks of a restored checkpoint', async () => {
   const size = await bundleSize(TRANSPORT_ENTRY);
   assert.ok(
     size.inputs.some((i) => i.endsWith('dist/client/web.js')),
@@ -34,6 +42,6 @@ test('the transport bundles for the browser within 10% of its former gzipped siz
     [],
     'no OpenTelemetry API',
   );
-  const bound = BEFORE_GZIPPED * 1.1;
+  const bound = BEFORE_GZIPPED * 1.1 + CHECKPOINT_CHECKS_GZIPPED;
   assert.ok(size.gzipped <= bound, `${size.gzipped} bytes gzipped, over ${bound}`);
 });

@@ -37,6 +37,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'stream-lost': [502, -32002, false],
   'cors-refused': [502, -32000, false],
   'checkpoint-corrupt': [500, -32603, false],
+  'checkpoint-mismatch': [409, -32603, false],
   'not-acceptable': [406, -32000, false],
   'unsupported-media-type': [415, -32000, false],
   'method-not-allowed': [405, -32000, false],
