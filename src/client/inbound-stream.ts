@@ -137,7 +137,15 @@ export class InboundStream {
       }
       if (!immediate) {
         this.reconnectStartedAt ??= Date.now();
-        await sleep(reconnectDelay(this.#host.reconnect, attempt, this.#retryMs), this.#signal, closed);
+        // A request's resume waits through an outage within the same total bound as its POST;
+        // it was accepted, so it ends as one that may have run.
+        const left = this.kind === 'request' ? this.#host.reconnect.maxOutageMs - (Date.now() - this.reconnectStartedAt) : Infinity;
+        if (left <= 0)
+          throw new StreamEnded(
+            'stream-lost',
+            `The response stream could not be resumed within reconnect.maxOutageMs (${this.#host.reconnect.maxOutageMs} ms)`,
+          );
+        await sleep(Math.min(left, reconnectDelay(this.#host.reconnect, attempt, this.#retryMs)), this.#signal, closed);
         attempt++;
       }
       response = await this.#observed(checkpoint?.lastId, attempt, !immediate);

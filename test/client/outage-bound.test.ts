@@ -4,6 +4,8 @@
  * as not accepted; waits of a second each stop once the bound cannot hold another; refused
  * connections stop at the bound however many attempts are left. Every such failure says
  * truthfully that the call was never sent (retryable), and the counting tool never ran it.
+ * A call the server took, whose stream is cut, resumes within the same bound and then fails
+ * as one that may have run (`stream-lost`).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +15,7 @@ import type { ReconnectOptions } from '../../src/client/backoff.js';
 import { ContinuityError } from '../../src/protocol/errors.js';
 import { startCountingEndpoint, type CountingEndpoint } from '../helpers/counting-endpoint.js';
 import { startOutageFront, type OutageFront } from '../helpers/outage-front.js';
-import { within } from '../helpers/wait.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 let endpoint: CountingEndpoint;
 before(async () => {
@@ -21,9 +23,9 @@ before(async () => {
 });
 after(() => endpoint.close());
 
-async function connect(front: OutageFront, reconnect?: ReconnectOptions): Promise<Client> {
+async function connect(front: OutageFront, reconnect?: ReconnectOptions, fetchVia?: (url: URL, init: RequestInit) => Promise<Response>): Promise<Client> {
   const client = new Client({ name: 'outage-bound', version: '1.0.0' });
-  await client.connect(new ContinuityClientTransport(front.url, { standaloneStream: false, reconnect }));
+  await client.connect(new ContinuityClientTransport(front.url, { standaloneStream: false, reconnect, fetch: fetchVia }));
   return client;
 }
 
@@ -91,6 +93,37 @@ describe('reconnect.maxOutageMs', () => {
     const detail = error.detail as { attempts: number; outageMs: number };
     assert.ok(detail.attempts >= 2 && detail.attempts < 1_000_000, `attempts: ${detail.attempts}`);
     assert.ok(detail.outageMs >= 300, `stopped at the bound, not before: ${detail.outageMs} ms`);
+  });
+
+  it('a call whose response stream was cut resumes within the same bound, then fails as one that may have run', async (t) => {
+    const front = await startOutageFront(endpoint.url);
+    let answered = false;
+    const client = await connect(front, { maxOutageMs: 400, maxRequestAttempts: 1_000_000, initialDelayMs: 20, maxDelayMs: 50 }, async (url, init) => {
+      const response = await fetch(url, init);
+      if (typeof init.body === 'string' && init.body.includes('"tools/call"')) answered = true;
+      return response;
+    });
+    t.after(async () => {
+      endpoint.release();
+      await client.close();
+      await front.close();
+    });
+    const call = client.callTool({ name: 'wait', arguments: { run: 4, tag: 'x' } }, undefined, { timeout: 600_000 });
+    await waitFor(() => endpoint.ran(4, 'x') === 1 && answered, 'the call to be running, its stream open');
+    // The deploy window begins with the stream cut: every resume is refused.
+    await front.refuse(true);
+    const error = await within(
+      call.then(
+        () => assert.fail('the call completed during the outage'),
+        (e: unknown) => e,
+      ),
+      'the call to fail',
+      60_000,
+    );
+    // Failed on its stream, the error reaches the SDK as a JSON-RPC error whose reason is the code.
+    const code = error instanceof ContinuityError ? error.code : (error as { data?: { reason?: unknown } }).data?.reason;
+    assert.equal(code, 'stream-lost', String(error));
+    assert.match(String(error), /maxOutageMs/);
   });
 
   it('is validated: a negative bound is a RangeError, a string a TypeError, each naming it', () => {

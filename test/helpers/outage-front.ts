@@ -30,8 +30,8 @@ export interface OutageFront {
   hold: ((r: Received) => boolean) | undefined;
   /** Forwards every held request. */
   release(): void;
-  /** Stops listening: connections are refused. */
-  refuse(): Promise<void>;
+  /** Stops listening: connections are refused. `cut`: the open ones (streams under way) are closed too. */
+  refuse(cut?: boolean): Promise<void>;
   /** Listens again, on the same port. */
   reopen(): Promise<void>;
   close(): Promise<void>;
@@ -93,9 +93,10 @@ export async function startOutageFront(upstream: URL): Promise<OutageFront> {
     release() {
       for (const go of held.splice(0)) go();
     },
-    async refuse() {
-      // Not listening from now on; connections still answering end on their own.
+    async refuse(cut = false) {
+      // Not listening from now on; connections still answering end on their own, unless cut.
       server.close();
+      if (cut) server.closeAllConnections();
     },
     reopen: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     async close() {
