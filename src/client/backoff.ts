@@ -37,8 +37,8 @@ export interface ReconnectOptions {
    * The message then fails as never sent, retryable: `server-unreachable`, or the server's
    * own not-accepted refusal (`server-draining`, …). Whichever of this and
    * `maxRequestAttempts` runs out first ends the ride-through. A request the server took,
-   * whose response stream is lost, resumes within the same bound (counted from the first
-   * failed resume), then fails with `stream-lost`: it may have run.
+   * whose response stream is lost, resumes within the same bound (counted from the loss; a
+   * resume a server answers starts it afresh), then fails with `stream-lost`: it may have run.
    */
   maxOutageMs?: number | undefined;
 }

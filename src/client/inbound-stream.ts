@@ -97,6 +97,8 @@ export class InboundStream {
    */
   async follow(response: Response | undefined): Promise<void> {
     let attempt = 0;
+    /** When the current run of failed resumes began: a resume that a server answers ends it. */
+    let unreachedSince: number | undefined;
     // Opening a stream (no response yet) connects at once; only reconnections wait.
     let immediate = response === undefined;
     for (;;) {
@@ -139,7 +141,8 @@ export class InboundStream {
         this.reconnectStartedAt ??= Date.now();
         // A request's resume waits through an outage within the same total bound as its POST;
         // it was accepted, so it ends as one that may have run.
-        const left = this.kind === 'request' ? this.#host.reconnect.maxOutageMs - (Date.now() - this.reconnectStartedAt) : Infinity;
+        unreachedSince ??= Date.now();
+        const left = this.kind === 'request' ? this.#host.reconnect.maxOutageMs - (Date.now() - unreachedSince) : Infinity;
         if (left <= 0)
           throw new StreamEnded(
             'stream-lost',
@@ -149,6 +152,7 @@ export class InboundStream {
         attempt++;
       }
       response = await this.#observed(checkpoint?.lastId, attempt, !immediate);
+      if (response) unreachedSince = undefined;
       immediate = false;
     }
   }
