@@ -107,11 +107,6 @@ export class GiveUps {
     this.#report = report;
   }
 
-  /** Is a request with this id (the application's) being sent? */
-  sending(id: RequestId): boolean {
-    return this.#open.has(JSON.stringify(id));
-  }
-
   /**
    * Sends `message` with `run`: a request is tracked until `run` ends (its POST answered or
    * failed); a cancellation first gives its request up, and goes only if the server may hold it.
