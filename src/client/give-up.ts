@@ -25,8 +25,8 @@ export class RequestAttempts {
   readonly #givenUp = new AbortController();
   #attempting = false;
   #mayHaveReached = false;
-  #afterAttempt: (() => void) | undefined;
-  #attempts = 0;
+  /** Set once given up, until "may have run" is told. */
+  #report: ((error: ContinuityError) => void) | undefined;
 
   constructor(id: RequestId, maxOutageMs: number) {
     this.id = id;
@@ -45,16 +45,13 @@ export class RequestAttempts {
   /** An attempt is about to be made. */
   begin(): void {
     this.#attempting = true;
-    this.#attempts++;
   }
 
   /** The attempt ended: `reached` unless the server provably did not take it. */
   end(reached: boolean): void {
     this.#attempting = false;
-    if (reached) this.#mayHaveReached = true;
-    const after = this.#afterAttempt;
-    this.#afterAttempt = undefined;
-    after?.();
+    this.#mayHaveReached ||= reached;
+    this.#tell();
   }
 
   /**
@@ -63,30 +60,21 @@ export class RequestAttempts {
    */
   giveUp(report: (error: ContinuityError) => void): boolean {
     this.#givenUp.abort();
-    const told = (): void =>
-      report(
-        new ContinuityError(
-          'request-abandoned',
-          `Request ${JSON.stringify(this.id)} was given up by the application (a timeout or an abort) after an attempt to send it may have reached the server: it may have run, in part or in full; its cancellation was sent`,
-          { requestId: this.id, mayHaveRun: true },
-        ),
-      );
-    if (this.#mayHaveReached) told();
-    else if (this.#attempting)
-      this.#afterAttempt = () => {
-        if (this.#mayHaveReached) told();
-      };
-    else return false;
-    return true;
+    this.#report = report;
+    this.#tell();
+    return this.#mayHaveReached || this.#attempting;
   }
 
   /** The error a request given up before any server took it fails with (the SDK has already told the application). */
   neverSent(): ContinuityError {
-    return new ContinuityError(
-      'server-unreachable',
-      'Given up by the application (a timeout or an abort) before any server took it: never sent, and never will be',
-      { requestId: this.id, attempts: this.#attempts },
-    );
+    return new ContinuityError('server-unreachable', 'Given up before any server took it: never sent', { requestId: this.id });
+  }
+
+  #tell(): void {
+    if (!this.#mayHaveReached || !this.#report) return;
+    const detail = { requestId: this.id, mayHaveRun: true };
+    this.#report(new ContinuityError('request-abandoned', 'Given up after it may have reached the server: it may have run; its cancellation was sent', detail));
+    this.#report = undefined;
   }
 }
 

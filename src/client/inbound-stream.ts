@@ -143,11 +143,7 @@ export class InboundStream {
         // it was accepted, so it ends as one that may have run.
         unreachedSince ??= Date.now();
         const left = this.kind === 'request' ? this.#host.reconnect.maxOutageMs - (Date.now() - unreachedSince) : Infinity;
-        if (left <= 0)
-          throw new StreamEnded(
-            'stream-lost',
-            `The response stream could not be resumed within reconnect.maxOutageMs (${this.#host.reconnect.maxOutageMs} ms)`,
-          );
+        if (left <= 0) throw new StreamEnded('stream-lost', 'The response stream could not be resumed within reconnect.maxOutageMs');
         await sleep(Math.min(left, reconnectDelay(this.#host.reconnect, attempt, this.#retryMs)), this.#signal, closed);
         attempt++;
       }

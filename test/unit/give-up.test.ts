@@ -19,7 +19,7 @@ describe('RequestAttempts', () => {
     assert.equal(a.givenUp, true);
     assert.equal(a.signal.aborted, true);
     assert.deepEqual(reports, []);
-    assert.deepEqual(a.neverSent().detail, { requestId: 7, attempts: 1 });
+    assert.deepEqual(a.neverSent().detail, { requestId: 7 });
     assert.equal(a.neverSent().retryable, true);
   });
 
