@@ -23,18 +23,23 @@ export function linkSignal(parent: AbortSignal): LinkedSignal {
   return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
 }
 
-/** Resolves after `ms`, or rejects with `onAbort()` once `signal` aborts; leaves no listener behind. */
-export function sleep(ms: number, signal: AbortSignal, onAbort: () => Error): Promise<void> {
+/** Resolves after `ms`, or rejects with `onAbort()` once one of `signals` aborts; leaves no listener behind. */
+export function sleep(ms: number, signals: AbortSignal | readonly (AbortSignal | undefined)[], onAbort: () => Error): Promise<void> {
+  const all = (signals instanceof AbortSignal ? [signals] : signals).filter((s): s is AbortSignal => s !== undefined);
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(onAbort());
+    if (all.some((s) => s.aborted)) return reject(onAbort());
+    const done = (): void => {
+      for (const s of all) s.removeEventListener('abort', abort);
+    };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', abort);
+      done();
       resolve();
     }, ms);
     const abort = (): void => {
       clearTimeout(timer);
+      done();
       reject(onAbort());
     };
-    signal.addEventListener('abort', abort, { once: true });
+    for (const s of all) s.addEventListener('abort', abort, { once: true });
   });
 }

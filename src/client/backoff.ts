@@ -28,6 +28,19 @@ export interface ReconnectOptions {
   maxDivergences?: number | undefined;
   /** A session that lives this long without diverging ends the row, ms (default 60,000). */
   divergenceWindowMs?: number | undefined;
+  /**
+   * The longest one message waits through an outage in total, ms (default 120,000). Counted
+   * from its first attempt that found no server to take it (the connection refused, or a
+   * `503` whose reason says it was not accepted), it bounds every wait between attempts,
+   * backoff and the server's `Retry-After` alike: each wait is cut to what is left, and a
+   * `Retry-After` longer than what is left fails the message at once instead of waiting.
+   * The message then fails as never sent, retryable: `server-unreachable`, or the server's
+   * own not-accepted refusal (`server-draining`, …). Whichever of this and
+   * `maxRequestAttempts` runs out first ends the ride-through. A request the server took,
+   * whose response stream is lost, resumes within the same bound (counted from the loss; a
+   * resume a server answers starts it afresh), then fails with `stream-lost`: it may have run.
+   */
+  maxOutageMs?: number | undefined;
 }
 
 export type ResolvedReconnect = { [K in keyof ReconnectOptions]-?: number };
@@ -39,17 +52,22 @@ export const DEFAULT_RECONNECT: ResolvedReconnect = {
   maxRequestAttempts: 20,
   maxDivergences: 5,
   divergenceWindowMs: 60_000,
+  maxOutageMs: 120_000,
 };
 
 /** The server's `retry:` is honoured up to this, ms: a hostile value cannot park a client forever. */
 export const MAX_SERVER_RETRY_MS = 60_000;
 
-/** Options with defaults; `undefined` members take the default. */
+/**
+ * Options with defaults; `undefined` members take the default. A member that is not a number
+ * throws a TypeError, one that is negative or not finite a RangeError, each naming it.
+ */
 export function resolveReconnect(options: ReconnectOptions | undefined): ResolvedReconnect {
   const out = { ...DEFAULT_RECONNECT };
   for (const [k, v] of Object.entries(options ?? {})) {
     if (v === undefined) continue;
-    if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v))) throw new RangeError(`reconnect.${k} must be a finite number ≥ 0, got ${String(v)}`);
+    if (typeof v !== 'number') throw new TypeError(`reconnect.${k} must be a number, got ${typeof v}`);
+    if (!(v >= 0 && Number.isFinite(v))) throw new RangeError(`reconnect.${k} must be a finite number ≥ 0, got ${String(v)}`);
     out[k as keyof ResolvedReconnect] = v;
   }
   return out;

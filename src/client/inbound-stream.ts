@@ -97,6 +97,8 @@ export class InboundStream {
    */
   async follow(response: Response | undefined): Promise<void> {
     let attempt = 0;
+    /** When the current run of failed resumes began: a resume that a server answers ends it. */
+    let unreachedSince: number | undefined;
     // Opening a stream (no response yet) connects at once; only reconnections wait.
     let immediate = response === undefined;
     for (;;) {
@@ -137,10 +139,16 @@ export class InboundStream {
       }
       if (!immediate) {
         this.reconnectStartedAt ??= Date.now();
-        await sleep(reconnectDelay(this.#host.reconnect, attempt, this.#retryMs), this.#signal, closed);
+        // A request's resume waits through an outage within the same total bound as its POST;
+        // it was accepted, so it ends as one that may have run.
+        unreachedSince ??= Date.now();
+        const left = this.kind === 'request' ? this.#host.reconnect.maxOutageMs - (Date.now() - unreachedSince) : Infinity;
+        if (left <= 0) throw new StreamEnded('stream-lost', 'The response stream could not be resumed within reconnect.maxOutageMs');
+        await sleep(Math.min(left, reconnectDelay(this.#host.reconnect, attempt, this.#retryMs)), this.#signal, closed);
         attempt++;
       }
       response = await this.#observed(checkpoint?.lastId, attempt, !immediate);
+      if (response) unreachedSince = undefined;
       immediate = false;
     }
   }

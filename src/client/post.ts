@@ -11,7 +11,9 @@ import { linkSignal } from './abort.js';
 import type { ResolvedReconnect } from './backoff.js';
 import { corsRefusal } from './cors.js';
 import { toDivergenceError } from './errors.js';
+import { GiveUps, type RequestAttempts } from './give-up.js';
 import { InFlightPosts, type Posting } from './in-flight.js';
+import { OutageBudget } from './outage-budget.js';
 import { classifyPost, jsonAnswer, needsRejectionText, notAnAnswer, type PostVerdict } from './post-answer.js';
 import { goneError, refusalError } from './refusal.js';
 import { rideThrough, type Outage } from './ride-through.js';
@@ -37,26 +39,31 @@ export interface PostHost {
   deliver(message: JsonRpcMessage): void;
   /** `notifications/initialized` was accepted: the session is open. */
   initialized(): void;
+  report(error: Error): void;
 }
 
 export class Poster {
   /** Requests whose POST has not been answered with headers yet (key → id). */
   readonly posting = new InFlightPosts();
+  /** Requests being sent, so that the application's cancellation stops their attempts (./give-up.ts). */
+  readonly giveUps: GiveUps;
   readonly #host: PostHost;
 
   constructor(host: PostHost) {
     this.#host = host;
+    this.giveUps = new GiveUps(host.reconnect.maxOutageMs, (error) => host.report(error));
   }
 
-  async post(message: JsonRpcMessage, mayRecover: boolean): Promise<void> {
+  /** POSTs `message`; `attempts` is the request's, undefined for a notification or a response. */
+  async post(message: JsonRpcMessage, mayRecover: boolean, attempts?: RequestAttempts): Promise<void> {
     const session = this.#host.session().id;
     const posting = this.posting.begin(message);
     // One listener on the closing signal per POST, released once its answer is read.
     const link = linkSignal(this.#host.closing);
     let handedOff = false;
     try {
-      const response = await this.#send(message, posting, link.signal);
-      if (response) handedOff = await this.#act(message, mayRecover, session, response, link.release);
+      const response = await this.#send(message, posting, link.signal, attempts);
+      if (response) handedOff = await this.#act(message, mayRecover, session, response, link.release, attempts);
     } finally {
       if (!handedOff) link.release();
     }
@@ -66,7 +73,12 @@ export class Poster {
    * Sends the POST, riding through a deploy window; undefined when a recovery already
    * answered the request (the SDK has its answer: whatever comes now is not a second one).
    */
-  async #send(message: JsonRpcMessage, posting: Posting | undefined, signal: AbortSignal): Promise<Response | undefined> {
+  async #send(
+    message: JsonRpcMessage,
+    posting: Posting | undefined,
+    signal: AbortSignal,
+    attempts: RequestAttempts | undefined,
+  ): Promise<Response | undefined> {
     const h = this.#host;
     const ours = (): boolean => posting === undefined || this.posting.owns(posting);
     let response: Response;
@@ -83,7 +95,14 @@ export class Poster {
             // so that its own 404 can tell it ran nowhere and it may be sent again.
             signal,
           }),
-        { reconnect: h.reconnect, signal, outage: h.outage, stopped: () => h.closed() || !ours() },
+        {
+          reconnect: h.reconnect,
+          signal,
+          outage: h.outage,
+          budget: attempts?.budget ?? new OutageBudget(h.reconnect.maxOutageMs),
+          request: attempts,
+          stopped: () => h.closed() || !ours(),
+        },
       );
     } catch (error) {
       if (!ours()) return undefined;
@@ -104,7 +123,14 @@ export class Poster {
   }
 
   /** Acts on a POST's answer ({@link classifyPost}); true when a stream took over `release`. */
-  async #act(message: JsonRpcMessage, mayRecover: boolean, session: string | undefined, response: Response, release: () => void): Promise<boolean> {
+  async #act(
+    message: JsonRpcMessage,
+    mayRecover: boolean,
+    session: string | undefined,
+    response: Response,
+    release: () => void,
+    attempts: RequestAttempts | undefined,
+  ): Promise<boolean> {
     const initializing = 'method' in message && message.method === 'initialize';
     if (initializing && response.ok)
       this.#host.swap({ id: response.headers.get(Header.SessionId) ?? undefined, epoch: response.headers.get(Header.ReplayEpoch) });
@@ -128,7 +154,7 @@ export class Poster {
         const gone = goneError(verdict.status === 404 ? await response.text().catch(() => '') : '');
         if (!mayRecover) throw gone;
         await this.#host.recover(gone, session);
-        await this.post(message, false);
+        await this.post(message, false, attempts);
         return false;
       }
       case 'refused': {

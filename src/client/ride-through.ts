@@ -5,11 +5,15 @@
  * backoff, and so is one the server refused before accepting it (503 with `Retry-After`
  * and one of our "not accepted, come back" reasons). Nothing the server may have accepted
  * is ever sent twice: a connection that failed after the request was written, or any
- * other answer, is the caller's to handle. An outage is reported once, not per attempt.
+ * other answer, is the caller's to handle. An outage is reported once, not per attempt. Each
+ * message waits through an outage within a total bound (./outage-budget.ts), and not at all
+ * once the application gave it up (./give-up.ts).
  */
 import { ContinuityError } from '../protocol/errors.js';
 import { reconnectDelay, MAX_SERVER_RETRY_MS, type ResolvedReconnect } from './backoff.js';
 import { sleep } from './abort.js';
+import type { RequestAttempts } from './give-up.js';
+import { OutageBudget } from './outage-budget.js';
 import { refusalError, refusalReason } from './refusal.js';
 
 /** Connection errors that happen before a byte of the request is written. */
@@ -53,12 +57,15 @@ export function neverSent(error: unknown): boolean {
   );
 }
 
-/** `Retry-After` in ms (seconds or an HTTP date), capped; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
+/**
+ * `Retry-After` in ms (seconds or an HTTP date), capped at `cap`; undefined when absent or
+ * unreadable. A negative value or a date past is 0: never a reason to spin (backoff applies).
+ */
+export function retryAfterMs(value: string | null, now = Date.now(), cap = MAX_SERVER_RETRY_MS): number | undefined {
   if (value === null) return undefined;
   const seconds = Number(value);
   const ms = /^\d+$/.test(value.trim()) ? seconds * 1000 : Date.parse(value) - now;
-  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_SERVER_RETRY_MS) : undefined;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), cap) : undefined;
 }
 
 /** Tells the application about an outage once, when it begins. */
@@ -84,49 +91,77 @@ export interface RideOptions {
   readonly reconnect: ResolvedReconnect;
   readonly signal: AbortSignal;
   readonly outage: Outage;
+  /** The message's bound on its wait through an outage (`reconnect.maxOutageMs`). */
+  readonly budget: OutageBudget;
+  /** The request's attempts (undefined for notifications and `DELETE`): no attempt once it is given up. */
+  readonly request?: RequestAttempts | undefined;
   /** Attempts stop (the last failure is returned or thrown) once this is true. */
   stopped(): boolean;
 }
 
 /**
  * Sends with `attempt()` until it is answered by something other than a retryable
- * not-accepted refusal, or `reconnect.maxRequestAttempts` attempts are spent. Throws
- * `server-unreachable` (retryable: nothing was sent) when every attempt was refused
- * before writing, and the fetch error itself when a connection failed after writing.
+ * not-accepted refusal, `reconnect.maxRequestAttempts` attempts are spent, the outage budget
+ * is, or the application gave the request up. Throws `server-unreachable` (retryable:
+ * nothing was sent) when every attempt was refused before writing, and the fetch error
+ * itself when a connection failed after writing; returns the last refusal when the server
+ * kept refusing.
  */
 export async function rideThrough(attempt: () => Promise<Response>, options: RideOptions): Promise<Response> {
-  const { reconnect, signal, outage } = options;
+  const { reconnect, signal, outage, budget, request } = options;
+  const wait = (ms: number): Promise<void> =>
+    sleep(ms, [signal, request?.signal], () =>
+      request?.givenUp ? request.neverSent() : new ContinuityError('server-unreachable', 'Transport closed while waiting to retry'),
+    );
   for (let n = 0; ; n++) {
+    // Checked before every attempt, a recovery's second POST of the request included.
+    if (request?.givenUp) throw request.neverSent();
     const last = n + 1 >= Math.max(1, reconnect.maxRequestAttempts) || options.stopped();
     let response: Response;
+    request?.begin();
     try {
       response = await attempt();
     } catch (error) {
-      if (!neverSent(error) || signal.aborted) throw error;
+      const unsent = neverSent(error);
+      request?.end(!unsent);
+      if (!unsent || signal.aborted) throw error;
+      if (request?.givenUp) throw request.neverSent();
       // A stale keep-alive socket is no outage: the retry goes at once (the pool may hold
       // several such sockets, each found reset in turn, each an attempt of the bound).
       if (!last && foundReset(error)) continue;
       outage.failed(error);
-      if (last) throw new ContinuityError('server-unreachable', undefined, { attempts: n + 1 }, { cause: error });
-      await sleep(reconnectDelay(reconnect, n, undefined), signal, () => new ContinuityError('server-unreachable', 'Transport closed while waiting to retry'));
+      budget.failed();
+      const ms = last ? undefined : budget.next(reconnectDelay(reconnect, n, undefined));
+      if (ms === undefined) throw new ContinuityError('server-unreachable', undefined, { attempts: n + 1, outageMs: budget.spentMs }, { cause: error });
+      await wait(ms);
       continue;
     }
     outage.reached();
-    const wait = response.status === 503 ? retryAfterMs(response.headers.get('retry-after')) : undefined;
-    if (wait === undefined) return response;
+    // Uncapped, to compare with what is left of the budget; the wait itself is capped below.
+    const asked = response.status === 503 ? retryAfterMs(response.headers.get('retry-after'), Date.now(), Infinity) : undefined;
+    if (asked === undefined) {
+      request?.end(true);
+      return response;
+    }
     const text = await response.text().catch(() => '');
     const reason = refusalReason(text);
     const again = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-    if (last || reason === undefined || !NOT_ACCEPTED.has(reason)) return again;
-    await sleep(reconnectDelay(reconnect, n, wait), signal, () => new ContinuityError('server-unreachable', 'Transport closed while waiting to retry'));
+    const notAccepted = reason !== undefined && NOT_ACCEPTED.has(reason);
+    request?.end(!notAccepted);
+    if (!notAccepted) return again;
+    if (request?.givenUp) throw request.neverSent();
+    budget.failed();
+    const ms = last ? undefined : budget.next(reconnectDelay(reconnect, n, asked), asked);
+    if (ms === undefined) return again;
+    await wait(ms);
   }
 }
 
 /** `DELETE` of the session, riding through like any request; every failure typed. */
-export async function endSession(attempt: () => Promise<Response>, options: RideOptions): Promise<void> {
+export async function endSession(attempt: () => Promise<Response>, options: Omit<RideOptions, 'budget'>): Promise<void> {
   let response: Response;
   try {
-    response = await rideThrough(attempt, options);
+    response = await rideThrough(attempt, { ...options, budget: new OutageBudget(options.reconnect.maxOutageMs) });
   } catch (error) {
     if (error instanceof ContinuityError) throw error;
     throw new ContinuityError('stream-lost', `DELETE failed before an answer: ${(error as Error).message}`, undefined, { cause: error });

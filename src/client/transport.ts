@@ -26,6 +26,7 @@ import { checkpointBinding, type CheckpointBinding } from './binding.js';
 import { Recovery, type RecoveryHost } from './recovery.js';
 import { ClientSession } from './session.js';
 import type { UnfinishedRequest } from './unfinished.js';
+import type { RequestAttempts } from './give-up.js';
 import { Outage, endSession } from './ride-through.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse-reader.js';
 import { ClientStreams } from './streams.js';
@@ -66,11 +67,7 @@ export class ContinuityClientTransport implements InboundHost {
   /** Last position per stream, and its persistence. */
   readonly #positions: StreamPositions;
   readonly #streams: ClientStreams;
-  /**
-   * The upgrade: while a GET that asked for it is unanswered, sends wait (a request racing
-   * the switch would be refused with 409 or make the session ineligible); once the socket
-   * is open, every message goes over it.
-   */
+  /** The upgrade: sends wait while a GET that asked for it is unanswered (a request racing the switch would be refused with 409); then every message goes over the socket. */
   readonly #upgrade: Upgrade = new ClientUpgrade();
   readonly #delivery = new OrderedDelivery((message) => this.onmessage?.(message));
   /** Aborted only when the transport closes. */
@@ -123,6 +120,7 @@ export class ContinuityClientTransport implements InboundHost {
       follow: (request, response) => this.#streams.run(this.#streams.forRequest(request), response),
       deliver: (m) => this.deliver(m),
       initialized: () => this.#openStandalone(undefined),
+      report: (error) => this.report(error),
     });
   }
 
@@ -182,19 +180,21 @@ export class ContinuityClientTransport implements InboundHost {
   async send(sent: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.#failure) throw this.#failure;
     if (this.#closed) throw new Error('Transport closed');
+    // Given up means never sent (./give-up.ts): a cancellation stops its request before anything waits.
+    await this.#poster.giveUps.send(sent, (attempts) => this.#send(sent, attempts));
+  }
+
+  async #send(sent: JsonRpcMessage, attempts: RequestAttempts | undefined): Promise<void> {
     // Wait until the session is settled: a recovery may open a new upgrade gate, and an
     // upgrade may fail into a recovery.
-    for (;;) {
-      const wait = this.#recovery.running ?? this.#upgrade.waitFor;
-      if (!wait) break;
-      await wait;
-    }
+    let wait: Promise<unknown> | undefined;
+    while ((wait = this.#recovery.running ?? this.#upgrade.waitFor)) await wait;
     if (this.#session.answerLocally(sent, (m) => this.#emit(m))) return;
     const { wire: message, changed } = this.#session.sent(sent);
     if (changed) this.#positions.schedule(this.#options.checkpointIntervalMs ?? 100);
     if (this.#upgrade.trySend(message)) return;
     const s = this.#session.handle;
-    await this.observer.send(message, s.id, s.protocolVersion, (traced) => this.#poster.post(traced, true));
+    await this.observer.send(message, s.id, s.protocolVersion, (traced) => this.#poster.post(traced, true, attempts));
   }
 
   setProtocolVersion(version: string): void {

@@ -97,7 +97,7 @@ export const ERRORS = {
     rpc: JsonRpcCode.RequestAbandoned,
     message: 'Request abandoned: it can never complete',
     retryable: false,
-    data: '`mayHaveRun: true`: the request reached the process running its session before that process stopped, or stopped answering, so it may have run, in part or in full; the server never runs it again behind your back',
+    data: "`mayHaveRun: true`: the request reached the process running its session before that process stopped, or stopped answering, so it may have run, in part or in full; the server never runs it again behind your back. The client transport reports it too, through `onerror` with `requestId`, for a request the application gave up (the SDK `Client`'s timeout or an abort) while an attempt to send it may have reached the server: its cancellation was sent, and it is never sent again",
   },
 
   // Client: a resume that cannot be proven continuous (each code is the verdict's kind).
@@ -119,6 +119,7 @@ export const ERRORS = {
     rpc: JsonRpcCode.ServerError,
     message: 'The server could not be reached: the request was never written (connection refused); it may be sent again',
     retryable: true,
+    data: '`attempts`; `outageMs`, how long it waited through the outage (at most `reconnect.maxOutageMs`); `requestId` when the application gave the request up before any server took it',
   },
   'stream-lost': { status: 502, rpc: JsonRpcCode.ContinuityRefused, message: 'The response stream was lost and cannot be resumed', retryable: false },
   'cors-refused': {

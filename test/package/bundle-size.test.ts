@@ -1,8 +1,8 @@
 /**
  * The transport's browser bundle (esbuild, `browser` condition, minified): it builds with
  * no shims, takes the web platform modules, and stays within 10% of the 17 kB gzipped it
- * was before the browser work, plus what the checks of a restored checkpoint add
- * (scripts/bundle-size.ts prints the numbers docs/frameworks.md quotes).
+ * was before the browser work, plus what is allowed explicitly (scripts/bundle-size.ts
+ * prints the numbers docs/frameworks.md quotes).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,8 +16,14 @@ const BEFORE_GZIPPED = 17_000;
  * browser app may keep its checkpoint in a store of its own), so they are not left out.
  */
 const CHECKPOINT_CHECKS_GZIPPED = 800;
+/**
+ * Allowed beside the 10%, on purpose: the rules that keep a call the application gave up
+ * from running later, and the total bound on an outage (give-up.ts, outage-budget.ts and
+ * their use), measured at 875 bytes gzipped (18,506 to 19,381).
+ */
+const GIVE_UP_GZIPPED = 900;
 
-test('the transport bundles for the browser within 10% of its former gzipped size, plus the checks of a restored checkpoint', async () => {
+test('the transport bundles for the browser within 10% of its former gzipped size, plus what is allowed explicitly', async () => {
   const size = await bundleSize(TRANSPORT_ENTRY);
   assert.ok(
     size.inputs.some((i) => i.endsWith('dist/client/web.js')),
@@ -42,6 +48,6 @@ test('the transport bundles for the browser within 10% of its former gzipped siz
     [],
     'no OpenTelemetry API',
   );
-  const bound = BEFORE_GZIPPED * 1.1 + CHECKPOINT_CHECKS_GZIPPED;
+  const bound = BEFORE_GZIPPED * 1.1 + CHECKPOINT_CHECKS_GZIPPED + GIVE_UP_GZIPPED;
   assert.ok(size.gzipped <= bound, `${size.gzipped} bytes gzipped, over ${bound}`);
 });
