@@ -234,7 +234,8 @@ export class ContinuityClientTransport implements InboundHost {
     const s = this.#session.handle;
     if (s.id !== undefined) h.set(Header.SessionId, s.id);
     if (s.protocolVersion !== undefined) h.set(Header.ProtocolVersion, s.protocolVersion);
-    for (const [k, v] of Object.entries(extra)) h.set(k, v);
+    const seen = this.#positions.seen(); // what this session's client received: the server checks its store still holds it
+    for (const [k, v] of Object.entries(seen === undefined ? extra : { [Header.Seen]: seen, ...extra })) h.set(k, v);
     return h;
   }
 
