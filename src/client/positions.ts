@@ -70,8 +70,11 @@ export class StreamPositions {
   #saving = false;
   #again: number | undefined;
   #stopped = false;
+  readonly #sendsSeen: boolean;
 
-  constructor(store: CheckpointStore, snapshot: () => SessionSnapshot, report: (error: Error) => void) {
+  /** `seen`: {@link seen} reports what this client holds (else it says nothing). */
+  constructor(store: CheckpointStore, snapshot: () => SessionSnapshot, report: (error: Error) => void, seen = true) {
+    this.#sendsSeen = seen;
     this.#store = store;
     this.#snapshot = snapshot;
     this.#report = report;
@@ -161,6 +164,7 @@ export class StreamPositions {
    * before it received any. A store that lost those events went back in time.
    */
   seen(): string | undefined {
+    if (!this.#sendsSeen) return undefined;
     let newest: { n: number; id: string } | undefined;
     let standalone: string | undefined;
     for (const [key, slot] of this.#positions) {
