@@ -11,6 +11,12 @@ function pageOrigin(): string | undefined {
   return typeof origin === 'string' && origin !== 'null' ? origin : undefined;
 }
 
+/** Does this run in a page of another origin than `url` (so each custom header needs the server's CORS consent)? */
+export function crossOriginPage(url: URL): boolean {
+  const origin = pageOrigin();
+  return origin !== undefined && origin !== url.origin;
+}
+
 /**
  * `cors-refused` when `error` (a failed fetch of `url`) was the browser's CORS check, else
  * undefined. Only in a page, for a cross-origin `url`, after a `TypeError`; it then costs

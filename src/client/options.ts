@@ -66,6 +66,13 @@ export interface ContinuityClientOptions {
   onReconnect?: ((event: ReconnectEvent) => void) | undefined;
   /** Called after every divergence or session loss, once the client has re-initialized. */
   onDivergence?: ((report: DivergenceReport) => void) | undefined;
+  /**
+   * Send `x-mcp-seen` with every request: the last event IDs this client holds, so that any
+   * replica notices a store that lost them (docs/design.md §2). Default true, except in a
+   * browser page calling another origin: there the server's CORS settings must allow the
+   * header first (`x-mcp-seen` among the allowed request headers), then set it to true.
+   */
+  seen?: boolean | undefined;
   /** The opt-in SSE→WebSocket upgrade (docs/design.md §4): ask for it, and follow the offer. */
   upgrade?: { websocket: boolean; maxFrameBytes?: number } | undefined;
 }

@@ -12,6 +12,9 @@ import type { StreamCheckpoint } from './verdicts.js';
 /** Positions kept in memory; the checkpoint store bounds what it writes on its own. */
 const MAX_POSITIONS = 256;
 
+/** A request stream's name in our server's chained IDs: a base-36 number. */
+const REQUEST_STREAM = /^[0-9a-z]{1,10}$/;
+
 /** Key of the standalone stream for ID schemes that do not name streams. */
 const STANDALONE_KEY = 'standalone';
 
@@ -70,8 +73,11 @@ export class StreamPositions {
   #saving = false;
   #again: number | undefined;
   #stopped = false;
+  readonly #sendsSeen: boolean;
 
-  constructor(store: CheckpointStore, snapshot: () => SessionSnapshot, report: (error: Error) => void) {
+  /** `seen`: {@link seen} reports what this client holds (else it says nothing). */
+  constructor(store: CheckpointStore, snapshot: () => SessionSnapshot, report: (error: Error) => void, seen = true) {
+    this.#sendsSeen = seen;
     this.#store = store;
     this.#snapshot = snapshot;
     this.#report = report;
@@ -153,6 +159,28 @@ export class StreamPositions {
       if (this.#positions.size <= MAX_POSITIONS) return;
       if (key !== this.#standaloneKey) this.#forget(key, p);
     }
+  }
+
+  /**
+   * What this client holds, for the server to check its store against (`x-mcp-seen`): the
+   * last event IDs of its newest request stream and of its standalone stream, or undefined
+   * before it received any. A store that lost those events went back in time.
+   */
+  seen(): string | undefined {
+    if (!this.#sendsSeen) return undefined;
+    let newest: { n: number; id: string } | undefined;
+    let standalone: string | undefined;
+    for (const [key, slot] of this.#positions) {
+      const p = slot.source?.checkpoint() ?? slot.position;
+      if (p.scheme !== 'chained' || !(p.seq !== undefined && p.seq > 0)) continue;
+      if (key === this.#standaloneKey) standalone = p.lastId;
+      else if (REQUEST_STREAM.test(key)) {
+        const n = parseInt(key, 36);
+        if (newest === undefined || n > newest.n) newest = { n, id: p.lastId };
+      }
+    }
+    const ids = [newest?.id, standalone].filter((id) => id !== undefined);
+    return ids.length > 0 ? ids.join(', ') : undefined;
   }
 
   clear(): void {

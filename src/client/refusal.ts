@@ -36,10 +36,10 @@ export function namesSession(status: number, text: string): boolean {
   return /session/i.test(message) && /\b(no valid|invalid|unknown|not found|expired|missing|required)\b/i.test(message);
 }
 
-/** The typed error of a 404 for the session: its own reason when it gives one of ours (`session-not-rebuildable`). */
+/** The typed error of a 404 for the session: its own reason when it gives one of ours (`session-not-rebuildable`, `store-regressed`). */
 export function goneError(text: string): ContinuityError {
   const reason = refusalReason(text);
-  return new ContinuityError(reason === 'session-not-rebuildable' ? reason : 'session-not-found');
+  return new ContinuityError(reason === 'session-not-rebuildable' || reason === 'store-regressed' ? reason : 'session-not-found');
 }
 
 /** Does `error` say the server no longer knows the session (so it ran nothing of it)? */

@@ -8,6 +8,7 @@ import { ContinuityError } from '../protocol/errors.js';
 import { DEFAULT_MAX_FRAME_BYTES, Header, UPGRADE_ACCEPTED, UPGRADE_REQUEST_HEADER } from '../protocol/headers.js';
 import type { JsonRpcMessage, RequestId } from '../protocol/jsonrpc.js';
 import { sleep } from './abort.js';
+import { crossOriginPage } from './cors.js';
 import { resolveReconnect, type ResolvedReconnect } from './backoff.js';
 import type { ContinuityClientOptions } from './options.js';
 import { memoryCheckpoint, type CheckpointStore } from './checkpoint.js';
@@ -94,6 +95,7 @@ export class ContinuityClientTransport implements InboundHost {
       this.#checkpoints,
       () => ({ ...this.#session.snapshot(this.#streams.standalone?.checkpoint()), ...this.#binding }),
       (error) => this.report(error),
+      options.seen ?? !crossOriginPage(this.url),
     );
     this.#streams = new ClientStreams({
       inbound: this,
@@ -233,12 +235,12 @@ export class ContinuityClientTransport implements InboundHost {
   }
 
   headers(extra: Record<string, string>): Headers {
-    const user = typeof this.#options.headers === 'function' ? this.#options.headers() : this.#options.headers;
-    const h = new Headers(user);
+    const h = new Headers(typeof this.#options.headers === 'function' ? this.#options.headers() : this.#options.headers);
     const s = this.#session.handle;
     if (s.id !== undefined) h.set(Header.SessionId, s.id);
     if (s.protocolVersion !== undefined) h.set(Header.ProtocolVersion, s.protocolVersion);
-    for (const [k, v] of Object.entries(extra)) h.set(k, v);
+    const seen = this.#positions.seen(); // what this session's client received: the server checks its store still holds it
+    for (const [k, v] of Object.entries(seen === undefined ? extra : { [Header.Seen]: seen, ...extra })) h.set(k, v);
     return h;
   }
 

@@ -6,6 +6,8 @@ export const Header = {
   LastEventId: 'last-event-id',
   /** Names the generation of the session's event log (docs/design.md, "Replay epoch"). */
   ReplayEpoch: 'x-mcp-replay-epoch',
+  /** Sent by our client on every request: the last event IDs it holds (docs/design.md §2, "A store that went back"). */
+  Seen: 'x-mcp-seen',
   Accept: 'accept',
   ContentType: 'content-type',
   ContentLength: 'content-length',

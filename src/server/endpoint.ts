@@ -5,7 +5,7 @@
  * is (here, at rest, or on another replica) behind one interface. Every refusal comes
  * from the error table.
  */
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError, isContinuityError } from '../protocol/errors.js';
 import {
   Header,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -33,6 +33,8 @@ import type { Endpoint } from './endpoint-api.js';
 import { ServerObserver } from '../telemetry/server.js';
 import { observeRefusal, observeStream } from './observe.js';
 import { withModernLeg } from './eras.js';
+import { checkSeen } from './session/seen.js';
+import type { Store } from '../store/types.js';
 
 export type { UpgradeDecision } from './upgrade/gate.js';
 
@@ -49,6 +51,9 @@ interface Routing {
   readonly init: Initializer;
   readonly upgrade: ResolvedUpgrade;
   readonly bodies: BodyBudget;
+  /** The store, when it can go back in time (durable or shared): what the client saw is checked against it. */
+  readonly regresses: Store | undefined;
+  readonly onError: (error: Error) => void;
 }
 
 /** `answering.id`: the id of the one request a POST carries, echoed by a refusal. */
@@ -58,20 +63,32 @@ type Route = (request: Request, context: HandleContext, answering: { id: Request
  * The routes: each request goes to its session, wherever it is placed, through the one
  * session interface; nothing here depends on where the session runs.
  */
-function routes({ placement, limits, jsonResponse, init, upgrade, bodies }: Routing) {
+function routes({ placement, limits, jsonResponse, init, upgrade, bodies, regresses, onError }: Routing) {
   /** Runs `work` on the session the request names. */
   function routed<T>(request: Request, context: HandleContext, work: (session: PlacedSession) => Promise<T>): Promise<T> {
     const id = request.headers.get(Header.SessionId);
     if (id === null || id === '') throw new ContinuityError('session-required');
-    return placement.run(id, context.principal, (session) => {
+    return placement.run(id, context.principal, async (session) => {
       const version = request.headers.get(Header.ProtocolVersion);
       if (version !== null && !isSupportedProtocolVersion(version)) {
         throw new ContinuityError('protocol-version-unsupported', `Unsupported MCP-Protocol-Version: ${version.slice(0, 40)}`, {
           supported: [...SUPPORTED_PROTOCOL_VERSIONS],
         });
       }
+      const seen = request.headers.get(Header.Seen);
+      if (regresses && seen !== null) await regressed(session, seen);
       return work(session);
     });
+  }
+
+  /** Ends the session, wherever it runs, when the store lacks what its client saw; then refuses with `store-regressed`. */
+  async function regressed(session: PlacedSession, seen: string): Promise<void> {
+    try {
+      await checkSeen((regresses as Store).log, session.sessionId, session.epoch, seen, limits.maxStreamsPerSession);
+    } catch (error) {
+      if (isContinuityError(error, 'store-regressed')) await session.delete().catch(onError);
+      throw error;
+    }
   }
 
   const post: Route = async (request, context, answering) => {
@@ -126,7 +143,9 @@ export function createEndpoint(options: EndpointOptions): Endpoint {
   const { resolved, store, observer, placement } = assemble(options);
   const { limits, upgrade, process } = resolved;
   const init = { placement, server: options.server, newSessionId: resolved.newSessionId, now: resolved.now, onError: resolved.onError };
-  const { route, routed } = routes({ placement, limits, jsonResponse: resolved.jsonResponse, init, upgrade, bodies: process.bodies });
+  const regresses = store.durable || store.shared === true ? store : undefined;
+  const routing = { placement, limits, jsonResponse: resolved.jsonResponse, init, upgrade, bodies: process.bodies, regresses, onError: resolved.onError };
+  const { route, routed } = routes(routing);
   const reportUnexpected = requestFailureReporter(resolved.onError, resolved.now);
   const life = new EndpointLifecycle(options.hostGuard, placement, observer, resolved.now);
   const endpoint: Endpoint = {
