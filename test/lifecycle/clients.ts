@@ -1,0 +1,176 @@
+/**
+ * The workload: clients that run as busy agents do, back to back: a `tally` call (its logs
+ * at `warning`, plus ones at `info` the session's level must filter out), then a
+ * subscription probe (`update_watched_resource`, whose `resources/updated` must arrive).
+ * Ours (the SDK `Client` on ContinuityClientTransport) or the SDK's own v1 transport. Each
+ * records what it sent, what it delivered and what it was told into the history.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ContinuityClientTransport } from '../../src/client/index.js';
+import { WATCHED_RESOURCE_URI } from '../../src/example/index.js';
+import { waitFor, within } from '../helpers/wait.js';
+import type { ClientKind, History } from './history.js';
+
+/** A request that has not ended after this has hung (the liveness checker's bound), ms. */
+export const CALL_TIMEOUT_MS = 15_000;
+/** How long a probe waits for `resources/updated` after the update's result, ms. */
+const PROBE_MS = 5_000;
+/** Calls per worker at most: the loop is bounded in count as well as in time. */
+const MAX_CALLS = 300;
+const SDK_LOUD = new Set([404, 409, 410]);
+
+export interface WorkerOptions {
+  name: string;
+  kind: ClientKind;
+  url: URL;
+  history: History;
+  /** Call ids start with it (unique per schedule). */
+  idPrefix: string;
+  rand: () => number;
+  maxSteps: number;
+  maxIntervalMs: number;
+}
+
+/** What an error says, as the checkers name it. */
+export function classify(error: unknown): { code: string; message: string } {
+  const e = error as { code?: unknown; data?: { reason?: unknown }; message?: unknown };
+  const message = String(e?.message ?? error);
+  if (typeof e?.data?.reason === 'string') return { code: e.data.reason, message };
+  if (e?.code === -32001) return { code: 'timeout', message };
+  if (typeof e?.code === 'string') return { code: e.code, message };
+  if (typeof e?.code === 'number' && e.code >= 400 && e.code < 600) return { code: SDK_LOUD.has(e.code) ? `http-${e.code}` : 'unavailable', message };
+  if (/HTTP 50[234]\b/.test(message)) return { code: 'unavailable', message };
+  if (/fetch failed|ECONNRESET|ECONNREFUSED|terminated|socket|disconnected|aborted/i.test(message)) return { code: 'network', message };
+  return { code: 'other', message };
+}
+
+export class Worker {
+  readonly #o: WorkerOptions;
+  #client: Client | undefined;
+  #updates = 0;
+  #stopped = false;
+  /** Set when the session was lost: state (level, subscription) must be set up again. */
+  #fresh = true;
+  calls = 0;
+  readonly done: Promise<void>;
+
+  constructor(options: WorkerOptions) {
+    this.#o = options;
+    this.done = this.#run().catch((error: unknown) => {
+      options.history.add({ type: 'told', client: options.name, code: `worker-crashed: ${String(error).slice(0, 120)}` });
+    });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  async #connect(): Promise<Client> {
+    const { name, kind, url, history } = this.#o;
+    const client = new Client({ name: `lifecycle-${name}`, version: '1.0.0' });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const data = n.params.data as { id?: unknown; seq?: unknown; filtered?: unknown } | undefined;
+      if (n.params.logger !== 'tally' || typeof data?.id !== 'string' || typeof data.seq !== 'number') return;
+      history.add({ type: 'note', client: name, call: data.id, seq: data.seq, filtered: data.filtered === true });
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void this.#updates++);
+    const transport =
+      kind === 'ours'
+        ? new ContinuityClientTransport(url, {
+            reconnect: { initialDelayMs: 20, maxDelayMs: 300, maxRequestAttempts: 400 },
+            onDivergence: (r) => {
+              history.add({ type: 'told', client: name, code: r.code });
+              this.#fresh = true;
+            },
+          })
+        : new StreamableHTTPClientTransport(url, {
+            reconnectionOptions: { initialReconnectionDelay: 50, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 30 },
+          });
+    await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+    return client;
+  }
+
+  /** Log level and subscription, then updates until one is heard (the standalone stream is up). */
+  async #setUp(client: Client): Promise<void> {
+    await client.setLoggingLevel('warning', { timeout: CALL_TIMEOUT_MS });
+    await client.subscribeResource({ uri: WATCHED_RESOURCE_URI }, { timeout: CALL_TIMEOUT_MS });
+    for (let i = 0; i < 10 && !this.#stopped; i++) {
+      if (await this.#probe(client, 500)) return;
+    }
+    this.#o.history.add({ type: 'probe', client: this.#o.name, what: 'subscription', ok: false });
+  }
+
+  /** True when `resources/updated` followed an update within `ms`; undefined if the update itself failed. */
+  async #probe(client: Client, ms: number): Promise<boolean | undefined> {
+    const before = this.#updates;
+    try {
+      await client.callTool({ name: 'update_watched_resource', arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS });
+    } catch {
+      return undefined; // inconclusive: the nemesis may have ended the update itself
+    }
+    return waitFor(() => this.#updates > before, 'resources/updated', ms).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async #run(): Promise<void> {
+    const { name, kind, history, idPrefix, rand, maxSteps, maxIntervalMs } = this.#o;
+    for (let n = 0; n < MAX_CALLS && !this.#stopped; n++) {
+      if (this.#client === undefined || this.#fresh) {
+        // Setting a session up is a request like any other: recorded as a call of no steps.
+        const setup = `${idPrefix}${name}-setup${n}`;
+        history.add({ type: 'invoke', client: name, kind, call: setup, steps: 0 });
+        this.#fresh = false;
+        try {
+          this.#client ??= await this.#connect();
+          await this.#setUp(this.#client);
+          history.add({ type: 'ok', client: name, call: setup });
+        } catch (error) {
+          const { code, message } = classify(error);
+          history.add({ type: 'fail', client: name, call: setup, code, message });
+          // Connect again from scratch (the loop bounds the attempts).
+          await this.#drop();
+          continue;
+        }
+      }
+      const client = this.#client;
+      const call = `${idPrefix}${name}-${n}`;
+      const steps = 1 + Math.floor(rand() * maxSteps);
+      const intervalMs = Math.floor(rand() * maxIntervalMs);
+      history.add({ type: 'invoke', client: name, kind, call, steps });
+      this.calls++;
+      try {
+        await client.callTool({ name: 'tally', arguments: { id: call, steps, intervalMs } }, undefined, { timeout: CALL_TIMEOUT_MS });
+        history.add({ type: 'ok', client: name, call });
+      } catch (error) {
+        const { code, message } = classify(error);
+        history.add({ type: 'fail', client: name, call, code, message });
+        if (kind !== 'ours' && code.startsWith('http-')) {
+          // The SDK's transport does not re-initialize by itself: the agent does.
+          history.add({ type: 'told', client: name, code });
+          await this.#drop();
+          continue;
+        }
+      }
+      const heard = await this.#probe(client, PROBE_MS);
+      if (heard !== undefined && !this.#fresh) history.add({ type: 'probe', client: name, what: 'subscription', ok: heard });
+    }
+  }
+
+  async #drop(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#fresh = true;
+    await within(client?.close() ?? Promise.resolve(), 'closing a client', 5_000).catch(() => {});
+  }
+
+  /** Stops after the current call and closes the client. */
+  async close(): Promise<void> {
+    this.stop();
+    await within(this.done, `worker ${this.#o.name} to finish its call`, CALL_TIMEOUT_MS * 3);
+    await this.#drop();
+  }
+}
