@@ -9,7 +9,7 @@
  *   npm run lifecycle -- --runs 500            # any number
  *   npm run lifecycle -- --seed 1234           # replay one schedule
  *   --seed-base N   another seed stream;  --budget-ms N   stop starting schedules after N ms
- *   --out DIR       write each failing schedule's full history there (JSON)
+ *   --out DIR       write each failing schedule's full history there (JSON); --keep-all: every schedule's
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'seed-base': { type: 'string', default: '33000' },
     'budget-ms': { type: 'string' },
     out: { type: 'string' },
+    'keep-all': { type: 'boolean', default: false },
   },
 });
 
@@ -46,7 +47,7 @@ const { results, elapsedMs, skipped } = await runSeeds({
     process.stderr.write(
       `${failed ? 'FAIL' : 'ok  '} seed ${r.schedule.seed} ${(r.elapsedMs / 1000).toFixed(1)} s, ${r.calls} calls${failed ? `, ${r.violations.length} violation(s)` : ''}\n`,
     );
-    if (failed && values.out) {
+    if ((failed || values['keep-all']) && values.out) {
       mkdirSync(values.out, { recursive: true });
       writeFileSync(join(values.out, `seed-${r.schedule.seed}.json`), JSON.stringify(r, null, 1));
     }
