@@ -31,6 +31,11 @@ function okCall(h: Event[], when: 'before' | 'after', steps = 1, kind?: string):
   return found;
 }
 
+/** Every probe of `client` from `from` on stays silent: its subscription is gone. */
+function silence(h: Event[], client: string, from: number): void {
+  for (const e of h) if (e.type === 'probe' && e.client === client && e.t >= from) e.ok = false;
+}
+
 function checkersOf(h: readonly Event[]): Set<Checker> {
   return new Set(checkAll(h).map((v) => v.checker));
 }
@@ -88,18 +93,13 @@ test('at-most-once: a call the server ran twice', () => {
   assertOnly(h, 'at-most-once');
 });
 
-test('graceful: a call ended by a graceful event, a lost subscription, a lost log level, an ended session', () => {
+test('graceful: a call ended by a graceful event, a lost log level, an ended session', () => {
   const call = okCall(REAL as Event[], 'before', 1);
   const mutations: Array<(h: Event[]) => void> = [
     (h) => {
       const i = endOf(h, call.call);
       const end = h[i] as Of<'ok'>;
       h[i] = { t: end.t, type: 'fail', client: end.client, call: end.call, code: 'request-abandoned', message: 'mutated' };
-    },
-    (h) => {
-      const probe = h.find((e): e is Of<'probe'> => e.type === 'probe' && e.t < firstUngraceful && e.client === call.client);
-      assert.ok(probe);
-      probe.ok = false;
     },
     (h) => {
       // The info-level twin of a log the client delivered: its level should have filtered it.
@@ -115,7 +115,7 @@ test('graceful: a call ended by a graceful event, a lost subscription, a lost lo
   }
 });
 
-test('ungraceful: a call ended otherwise than request-abandoned, a subscription silently lost', () => {
+test('ungraceful: a call ended otherwise than request-abandoned, a subscription lost without telling', () => {
   const call = okCall(REAL as Event[], 'after', 1, 'ours');
   const mutations: Array<(h: Event[]) => void> = [
     (h) => {
@@ -123,11 +123,7 @@ test('ungraceful: a call ended otherwise than request-abandoned, a subscription 
       const end = h[i] as Of<'ok'>;
       h[i] = { t: end.t, type: 'fail', client: end.client, call: end.call, code: 'stream-lost', message: 'mutated' };
     },
-    (h) => {
-      const probe = h.find((e): e is Of<'probe'> => e.type === 'probe' && e.t > firstUngraceful && e.client === call.client);
-      assert.ok(probe);
-      probe.ok = false;
-    },
+    (h) => silence(h, call.client, firstUngraceful),
   ];
   for (const mutate of mutations) {
     const h = clone();
@@ -143,6 +139,19 @@ test('ungraceful: a call ended otherwise than request-abandoned, a subscription 
     checkAll(h).filter((v) => v.checker !== 'divergence'),
     [],
   );
+});
+
+test('a subscription lost for good is flagged in the phase it was lost in; a late notification is not', () => {
+  const client = okCall(REAL as Event[], 'before', 1).client;
+  const h = clone();
+  silence(h, client, 0);
+  assert.ok(checkersOf(h).has('graceful'), JSON.stringify(checkAll(h)));
+  // One silent probe that a later one contradicts: the notification came late.
+  const late = clone();
+  const probe = late.find((e): e is Of<'probe'> => e.type === 'probe' && e.client === client);
+  assert.ok(probe);
+  probe.ok = false;
+  assert.deepEqual(checkAll(late), []);
 });
 
 test('liveness: a call that never ended, and one that timed out', () => {

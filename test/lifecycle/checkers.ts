@@ -93,6 +93,8 @@ function index(history: readonly Event[]): Index {
   return { calls, told, gaps, firstUngraceful, faults, end };
 }
 
+const runsOf = (history: readonly Event[], call: string): number | undefined =>
+  history.find((e): e is Extract<Event, { type: 'runs' }> => e.type === 'runs' && e.call === call)?.count;
 const overlaps = (windows: Array<[number, number]>, from: number, to: number): boolean => windows.some(([s, e]) => s <= to && e >= from);
 const toldWithin = (ix: Index, client: string, from: number, to: number): boolean => (ix.told.get(client) ?? []).some((t) => t >= from && t <= to);
 
@@ -156,21 +158,21 @@ export function checkLifecycle(history: readonly Event[]): Violation[] {
     const clientLimit =
       (end.code === 'unavailable' && overlaps(ix.gaps, c.invoke, end.t)) ||
       (c.kind !== 'ours' && (end.code === 'unavailable' || end.code === 'network') && checker === 'ungraceful' && overlaps(ix.faults, c.invoke, end.t));
-    if (clientLimit) continue;
+    // A front that found no replica (5xx) for a call the server never ran refused it loudly.
+    const refusedUnrun = checker === 'ungraceful' && end.code === 'unavailable' && runsOf(history, call) === 0;
+    if (clientLimit || refusedUnrun) continue;
     if (checker === 'graceful') out.push({ checker, t: end.t, client: c.client, call, why: `a graceful event ended the call: ${end.code}` });
     else if (end.code !== 'request-abandoned' && !toldNow)
       out.push({ checker, t: end.t, client: c.client, call, why: `ended with ${end.code}, neither request-abandoned nor a loud refusal` });
   }
-  const lastProbe = new Map<string, number>();
-  for (const e of history) {
+  history.forEach((e, i) => {
     if (e.type === 'told' && phase(e.t) === 'graceful')
       out.push({ checker: 'graceful', t: e.t, client: e.client, why: `a graceful event ended the session: ${e.code}` });
-    if (e.type === 'probe') {
-      const since = lastProbe.get(e.client) ?? 0;
-      lastProbe.set(e.client, e.t);
-      if (e.ok) continue;
+    // A silent probe that a later one of the same session contradicts was a late
+    // notification (a replica restarting, a loaded machine), not a lost subscription.
+    if (e.type === 'probe' && !e.ok && !heardLater(history, i, e.client)) {
       if (phase(e.t) === 'graceful') out.push({ checker: 'graceful', t: e.t, client: e.client, why: 'a graceful event lost the subscription' });
-      else if (!toldWithin(ix, e.client, since, e.t + TOLD_SLACK_MS))
+      else if (!toldWithin(ix, e.client, ix.firstUngraceful, e.t + TOLD_SLACK_MS))
         out.push({ checker: 'ungraceful', t: e.t, client: e.client, why: 'the subscription fell silent and the client was not told' });
     }
     if (e.type === 'note' && e.filtered) {
@@ -179,8 +181,17 @@ export function checkLifecycle(history: readonly Event[]): Violation[] {
       else if (!toldWithin(ix, e.client, c?.invoke ?? 0, e.t + TOLD_SLACK_MS))
         out.push({ checker: 'ungraceful', t: e.t, client: e.client, call: e.call, why: 'the log level was lost and the client was not told' });
     }
-  }
+  });
   return dedupe(out);
+}
+
+/** Did a probe of `client` after index `i` hear its notification, before the client was told of a new session? */
+function heardLater(history: readonly Event[], i: number, client: string): boolean {
+  for (const e of history.slice(i + 1)) {
+    if (e.type === 'told' && e.client === client) return false;
+    if (e.type === 'probe' && e.client === client && e.ok) return true;
+  }
+  return false;
 }
 
 /** Checker 5: every call ends, and not by its timeout. */

@@ -5,6 +5,7 @@
  * Ours (the SDK `Client` on ContinuityClientTransport) or the SDK's own v1 transport. Each
  * records what it sent, what it delivered and what it was told into the history.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +15,7 @@ import { waitFor, within } from '../helpers/wait.js';
 import type { ClientKind, History } from './history.js';
 
 /** A request that has not ended after this has hung (the liveness checker's bound), ms. */
-export const CALL_TIMEOUT_MS = 15_000;
+export const CALL_TIMEOUT_MS = 45_000;
 /** How long a probe waits for `resources/updated` after the update's result, ms. */
 const PROBE_MS = 5_000;
 /** Calls per worker at most: the loop is bounded in count as well as in time. */
@@ -38,6 +39,10 @@ export function classify(error: unknown): { code: string; message: string } {
   const e = error as { code?: unknown; data?: { reason?: unknown }; message?: unknown };
   const message = String(e?.message ?? error);
   if (typeof e?.data?.reason === 'string') return { code: e.data.reason, message };
+  // The SDK's transport puts a refusal's body in its message: the reason is in there.
+  const body = /\{"jsonrpc".*\}/s.exec(message)?.[0];
+  const reason = body === undefined ? undefined : parseReason(body);
+  if (reason !== undefined) return { code: reason, message };
   if (e?.code === -32001) return { code: 'timeout', message };
   if (typeof e?.code === 'string') return { code: e.code, message };
   if (typeof e?.code === 'number' && e.code >= 400 && e.code < 600) return { code: SDK_LOUD.has(e.code) ? `http-${e.code}` : 'unavailable', message };
@@ -45,6 +50,18 @@ export function classify(error: unknown): { code: string; message: string } {
   if (/fetch failed|ECONNRESET|ECONNREFUSED|terminated|socket|disconnected|aborted/i.test(message)) return { code: 'network', message };
   return { code: 'other', message };
 }
+
+function parseReason(body: string): string | undefined {
+  try {
+    const reason = (JSON.parse(body) as { error?: { data?: { reason?: unknown } } }).error?.data?.reason;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** After a failed call an agent waits this long before the next (its retry delay: schedule, not a wait). */
+const RETRY_DELAY_MS = 100;
 
 export class Worker {
   readonly #o: WorkerOptions;
@@ -54,13 +71,17 @@ export class Worker {
   /** Set when the session was lost: state (level, subscription) must be set up again. */
   #fresh = true;
   calls = 0;
+  /** Whether its loop ended (stopped, or at its bound of calls). */
+  finished = false;
   readonly done: Promise<void>;
 
   constructor(options: WorkerOptions) {
     this.#o = options;
-    this.done = this.#run().catch((error: unknown) => {
-      options.history.add({ type: 'told', client: options.name, code: `worker-crashed: ${String(error).slice(0, 120)}` });
-    });
+    this.done = this.#run()
+      .catch((error: unknown) => {
+        options.history.add({ type: 'told', client: options.name, code: `worker-crashed: ${String(error).slice(0, 120)}` });
+      })
+      .finally(() => (this.finished = true));
   }
 
   stop(): void {
@@ -131,6 +152,7 @@ export class Worker {
         } catch (error) {
           const { code, message } = classify(error);
           history.add({ type: 'fail', client: name, call: setup, code, message });
+          await delay(RETRY_DELAY_MS);
           // Connect again from scratch (the loop bounds the attempts).
           await this.#drop();
           continue;
@@ -148,6 +170,7 @@ export class Worker {
       } catch (error) {
         const { code, message } = classify(error);
         history.add({ type: 'fail', client: name, call, code, message });
+        await delay(RETRY_DELAY_MS);
         if (kind !== 'ours' && code.startsWith('http-')) {
           // The SDK's transport does not re-initialize by itself: the agent does.
           history.add({ type: 'told', client: name, code });

@@ -18,7 +18,7 @@ import { startServe, type ServeProcess, type ServeSpec } from './serve-process.j
 
 export const LEASE_MS = 1_000;
 /** SIGTERM's drain bound: calls here last well under a second. */
-const DRAIN_MS = 4_000;
+const DRAIN_MS = 2_500;
 
 export interface Cluster {
   readonly topology: Topology;
@@ -60,11 +60,25 @@ export async function startCluster(topology: Topology): Promise<Cluster> {
   });
   const spec: ServeSpec = { store, tallyFile, allowedHosts: `127.0.0.1:${chaos.port}`, drainMs: DRAIN_MS };
   const replicas: ServeProcess[] = [];
+  // A replica on a new port comes from a spare started ahead, outside the front (it owns
+  // nothing until the front sends it a request): starting one takes seconds on a busy machine.
+  let spare: Promise<ServeProcess> | undefined;
+  const startSpare = (): void => {
+    spare = freePort().then((port) => startServe(port, spec));
+    spare.catch(() => {}); // a failed spare is started afresh when it is taken
+  };
+  const takeSpare = async (): Promise<ServeProcess> => {
+    const next = spare ?? freePort().then((port) => startServe(port, spec));
+    startSpare();
+    return next.catch(async () => startServe(await freePort(), spec));
+  };
   const crashes: string[] = [];
   let front: FrontProcess | undefined;
   const close = async (): Promise<void> => {
     await chaos.close().catch(() => {});
     await front?.close().catch(() => {});
+    const last = await spare?.catch(() => undefined);
+    if (last) replicas.push(last);
     for (const r of replicas) r.signal('SIGKILL');
     await Promise.all(replicas.map((r) => r.exited(10_000).catch(() => {})));
     await redis?.stop();
@@ -80,6 +94,7 @@ export async function startCluster(topology: Topology): Promise<Cluster> {
     // The round-robin proxy picks its own port; the chaos proxy follows it.
     const upstream = { host: '127.0.0.1', port: front.port };
     chaos.setPlan(() => ({ upstream }));
+    if (redis) startSpare();
   } catch (error) {
     await close();
     throw error;
@@ -95,12 +110,12 @@ export async function startCluster(topology: Topology): Promise<Cluster> {
     async replace(index, newPort) {
       const old = replicas[index] as ServeProcess;
       if (old.alive) throw new Error(`replica ${index} is still running`);
-      replicas[index] = await startServe(newPort ? await freePort() : old.port, spec);
+      replicas[index] = newPort ? await takeSpare() : await startServe(old.port, spec);
       if (newPort) await f.setUpstreams(urls());
       return replicas[index];
     },
     async add() {
-      replicas.push(await startServe(await freePort(), spec));
+      replicas.push(await takeSpare());
       await f.setUpstreams(urls());
     },
     async remove(index) {

@@ -8,7 +8,15 @@ import { formatEvent, type Event } from './history.js';
 import type { ScheduleResult } from './run.js';
 import { describeOp, topologyName } from './schedule.js';
 
-export const replayCommand = (seed: number): string => `npm run lifecycle -- --seed ${seed}`;
+/** quick: inside the test suite's budget; long: for docs/hardening.md. A seed means a schedule only with its profile. */
+export const PROFILES = {
+  quick: { runs: 100, budgetMs: 5 * 60_000, maxOps: 2 },
+  long: { runs: 2_000, budgetMs: 4 * 3_600_000, maxOps: 3 },
+} as const;
+
+export type ProfileName = keyof typeof PROFILES;
+
+export const replayCommand = (seed: number, profile: ProfileName): string => `npm run lifecycle -- --profile ${profile} --seed ${seed}`;
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -76,7 +84,7 @@ export function shortHistory(history: readonly Event[], violations: readonly Vio
   return lines.length > max ? [...lines.slice(0, max - 1), `… ${lines.length - max + 1} more`] : lines;
 }
 
-export function failureReport(r: ScheduleResult): string {
+export function failureReport(r: ScheduleResult, profile: ProfileName): string {
   const s = r.schedule;
   return [
     `FAIL seed ${s.seed}: ${topologyName(s.topology)}, clients ${s.clients.join('+')}, nemesis ${s.steps.map((x) => `+${x.delayMs}ms ${describeOp(x.op)}`).join(', ')}`,
@@ -84,6 +92,6 @@ export function failureReport(r: ScheduleResult): string {
     ...(r.error ? [`  [harness] ${r.error.slice(0, 300)}`] : []),
     '  history:',
     ...shortHistory(r.history, r.violations).map((l) => `    ${l}`),
-    `  replay: ${replayCommand(s.seed)}`,
+    `  replay: ${replayCommand(s.seed, profile)}`,
   ].join('\n');
 }

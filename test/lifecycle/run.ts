@@ -14,7 +14,7 @@ import { generate, topologyName, type Schedule, type Topology } from './schedule
 
 /** Calls each client completes before the nemesis starts, and after it ended. */
 const WARM_CALLS = 1;
-const TAIL_CALLS = 2;
+const TAIL_CALLS = 1;
 
 export interface ScheduleResult {
   schedule: Schedule;
@@ -49,12 +49,14 @@ export async function runSchedule(cluster: Cluster, schedule: Schedule): Promise
   );
   let error: string | undefined;
   try {
-    await waitFor(() => workers.every((w) => w.calls >= WARM_CALLS + 1), 'every client to have a session and a call under way', 30_000);
+    await waitFor(() => workers.every((w) => w.finished || w.calls >= WARM_CALLS + 1), 'every client to have a session and a call under way', 30_000);
     await runNemesis(cluster, schedule.steps, history, {});
     const marks = workers.map((w) => w.calls);
-    await waitFor(() => workers.every((w, i) => w.calls >= (marks[i] ?? 0) + TAIL_CALLS), 'every client to make calls after the nemesis', 60_000).catch(
-      (e: unknown) => void (error = String(e)),
-    );
+    await waitFor(
+      () => workers.every((w, i) => w.finished || w.calls >= (marks[i] ?? 0) + TAIL_CALLS),
+      'every client to make calls after the nemesis',
+      60_000,
+    ).catch((e: unknown) => void (error = String(e)));
   } catch (e) {
     error = String(e);
   } finally {
@@ -77,6 +79,8 @@ export async function runSchedule(cluster: Cluster, schedule: Schedule): Promise
 
 export interface RunOptions {
   seeds: readonly number[];
+  /** Nemesis operations per schedule at most (part of what a seed means: replays pass the same). */
+  maxOps: number;
   /** Stop starting schedules after this, ms. */
   budgetMs: number;
   log?: ((line: string) => void) | undefined;
@@ -88,7 +92,7 @@ export async function runSeeds(options: RunOptions): Promise<{ results: Schedule
   const started = Date.now();
   const groups = new Map<string, { topology: Topology; schedules: Schedule[] }>();
   for (const seed of options.seeds) {
-    const s = generate(seed, { leaseMs: LEASE_MS });
+    const s = generate(seed, { leaseMs: LEASE_MS, maxOps: options.maxOps });
     const key = topologyName(s.topology);
     if (!groups.has(key)) groups.set(key, { topology: s.topology, schedules: [] });
     groups.get(key)?.schedules.push(s);

@@ -62,6 +62,8 @@ export interface GenerateOptions {
   clientKinds?: readonly ClientKind[] | undefined;
   /** The lease of the Redis replicas, ms: pauses last past it. */
   leaseMs: number;
+  /** Nemesis operations per schedule: 1 … maxOps. */
+  maxOps: number;
 }
 
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
@@ -82,7 +84,7 @@ export function generate(seed: number, options: GenerateOptions): Schedule {
       : gracefulOnly
         ? ['sigterm']
         : ['sigterm', 'kill9', 'pause', 'cut'];
-  const count = 1 + Math.floor(rand() * 3);
+  const count = 1 + Math.floor(rand() * options.maxOps);
   const steps: Step[] = [];
   for (let i = 0; i < count; i++) {
     const kind = pick(rand, ops);
