@@ -171,3 +171,30 @@ test('liveness: a call that never ended, and one that timed out', () => {
     assert.ok(!checkersOf(h).has('graceful') && !checkersOf(h).has('at-most-once'));
   }
 });
+
+test('excused: a refusal while no replica listens, and a front 5xx for a call that never ran; not when it ran', () => {
+  const call = okCall(REAL as Event[], 'after', 1, 'ours');
+  const refuse = (h: Event[], code: string): void => {
+    const i = endOf(h, call.call);
+    const end = h[i] as Of<'ok'>;
+    h[i] = { t: end.t, type: 'fail', client: end.client, call: end.call, code, message: 'HTTP 502' };
+    h.splice(0, h.length, ...h.filter((e) => !(e.type === 'note' && e.call === call.call)));
+  };
+  const inGap = clone();
+  refuse(inGap, 'server-draining');
+  inGap.splice(
+    inGap.findIndex((e) => e.type === 'invoke' && e.call === call.call),
+    0,
+    { t: call.t, type: 'gap', open: true },
+  );
+  inGap.splice(endOf(inGap, call.call) + 1, 0, { t: (inGap[endOf(inGap, call.call)] as Event).t, type: 'gap', open: false });
+  assert.deepEqual(checkAll(inGap), []);
+  const unrun = clone();
+  refuse(unrun, 'unavailable');
+  const runs = unrun.find((e): e is Of<'runs'> => e.type === 'runs' && e.call === call.call);
+  assert.ok(runs);
+  runs.count = 0;
+  assert.deepEqual(checkAll(unrun), []);
+  runs.count = 1;
+  assert.deepEqual([...checkersOf(unrun)], ['ungraceful']);
+});

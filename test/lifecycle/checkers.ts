@@ -36,6 +36,9 @@ const LOUD = new Set([
   'http-410',
 ]);
 
+/** Refusals of a call for want of a replica: the front's 5xx, a lone replica's drain (503). */
+const AVAILABILITY = new Set(['unavailable', 'server-draining']);
+
 /** How long after a call's end a divergence report still counts as telling about it, ms. */
 const TOLD_SLACK_MS = 5_000;
 
@@ -153,10 +156,10 @@ export function checkLifecycle(history: readonly Event[]): Violation[] {
     if (end?.type !== 'fail' || end.code === 'timeout') continue;
     const checker = phase(end.t);
     const toldNow = toldWithin(ix, c.client, c.invoke, end.t + TOLD_SLACK_MS) || LOUD.has(end.code);
-    // While no replica listens (a single replica restarting) the front refuses loudly (502):
-    // an availability gap, not a lie. The SDK's transports also do not ride through a cut.
+    // While no replica listens or the only one drains (a single replica restarting), the
+    // front or the replica refuses loudly (502, 503): an availability gap, not a lie. The SDK's transports also do not ride through a cut.
     const clientLimit =
-      (end.code === 'unavailable' && overlaps(ix.gaps, c.invoke, end.t)) ||
+      (AVAILABILITY.has(end.code) && overlaps(ix.gaps, c.invoke, end.t)) ||
       (c.kind !== 'ours' && (end.code === 'unavailable' || end.code === 'network') && checker === 'ungraceful' && overlaps(ix.faults, c.invoke, end.t));
     // A front that found no replica (5xx) for a call the server never ran refused it loudly.
     const refusedUnrun = checker === 'ungraceful' && end.code === 'unavailable' && runsOf(history, call) === 0;

@@ -2,16 +2,13 @@
  * The workload: clients that run as busy agents do, back to back: a `tally` call (its logs
  * at `warning`, plus ones at `info` the session's level must filter out), then a
  * subscription probe (`update_watched_resource`, whose `resources/updated` must arrive).
- * Ours (the SDK `Client` on ContinuityClientTransport) or the SDK's own v1 transport. Each
+ * Ours, the SDK v1 client on its own transport, or the SDK v2 client (connections.ts). Each
  * records what it sent, what it delivered and what it was told into the history.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ContinuityClientTransport } from '../../src/client/index.js';
 import { WATCHED_RESOURCE_URI } from '../../src/example/index.js';
 import { waitFor, within } from '../helpers/wait.js';
+import { connect, type Connection } from './connections.js';
 import type { ClientKind, History } from './history.js';
 
 /** A request that has not ended after this has hung (the liveness checker's bound), ms. */
@@ -43,7 +40,11 @@ export function classify(error: unknown): { code: string; message: string } {
   const body = /\{"jsonrpc".*\}/s.exec(message)?.[0];
   const reason = body === undefined ? undefined : parseReason(body);
   if (reason !== undefined) return { code: reason, message };
-  if (e?.code === -32001) return { code: 'timeout', message };
+  if (e?.code === -32001 || e?.code === 'REQUEST_TIMEOUT') return { code: 'timeout', message };
+  // The v2 SDK's HTTP failures carry the status apart from their (string) code.
+  const status = (e as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400) return { code: SDK_LOUD.has(status) ? `http-${status}` : 'unavailable', message };
+  if (e?.code === 'CONNECTION_CLOSED' || e?.code === 'SEND_FAILED') return { code: 'network', message };
   if (typeof e?.code === 'string') return { code: e.code, message };
   if (typeof e?.code === 'number' && e.code >= 400 && e.code < 600) return { code: SDK_LOUD.has(e.code) ? `http-${e.code}` : 'unavailable', message };
   if (/HTTP 50[234]\b/.test(message)) return { code: 'unavailable', message };
@@ -65,7 +66,7 @@ const RETRY_DELAY_MS = 100;
 
 export class Worker {
   readonly #o: WorkerOptions;
-  #client: Client | undefined;
+  #client: Connection | undefined;
   #updates = 0;
   #stopped = false;
   /** Set when the session was lost: state (level, subscription) must be set up again. */
@@ -88,35 +89,32 @@ export class Worker {
     this.#stopped = true;
   }
 
-  async #connect(): Promise<Client> {
+  #connect(): Promise<Connection> {
     const { name, kind, url, history } = this.#o;
-    const client = new Client({ name: `lifecycle-${name}`, version: '1.0.0' });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      const data = n.params.data as { id?: unknown; seq?: unknown; filtered?: unknown } | undefined;
-      if (n.params.logger !== 'tally' || typeof data?.id !== 'string' || typeof data.seq !== 'number') return;
-      history.add({ type: 'note', client: name, call: data.id, seq: data.seq, filtered: data.filtered === true });
-    });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => void this.#updates++);
-    const transport =
-      kind === 'ours'
-        ? new ContinuityClientTransport(url, {
-            reconnect: { initialDelayMs: 20, maxDelayMs: 300, maxRequestAttempts: 400 },
-            onDivergence: (r) => {
-              history.add({ type: 'told', client: name, code: r.code });
-              this.#fresh = true;
-            },
-          })
-        : new StreamableHTTPClientTransport(url, {
-            reconnectionOptions: { initialReconnectionDelay: 50, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 30 },
-          });
-    await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
-    return client;
+    return connect(
+      kind,
+      url,
+      `lifecycle-${name}`,
+      {
+        log: (logger, raw) => {
+          const data = raw as { id?: unknown; seq?: unknown; filtered?: unknown } | undefined;
+          if (logger !== 'tally' || typeof data?.id !== 'string' || typeof data.seq !== 'number') return;
+          history.add({ type: 'note', client: name, call: data.id, seq: data.seq, filtered: data.filtered === true });
+        },
+        updated: () => void this.#updates++,
+        divergence: (r) => {
+          history.add({ type: 'told', client: name, code: r.code });
+          this.#fresh = true;
+        },
+      },
+      CALL_TIMEOUT_MS,
+    );
   }
 
   /** Log level and subscription, then updates until one is heard (the standalone stream is up). */
-  async #setUp(client: Client): Promise<void> {
-    await client.setLoggingLevel('warning', { timeout: CALL_TIMEOUT_MS });
-    await client.subscribeResource({ uri: WATCHED_RESOURCE_URI }, { timeout: CALL_TIMEOUT_MS });
+  async #setUp(client: Connection): Promise<void> {
+    await client.setLoggingLevel('warning', CALL_TIMEOUT_MS);
+    await client.subscribe(WATCHED_RESOURCE_URI, CALL_TIMEOUT_MS);
     for (let i = 0; i < 10 && !this.#stopped; i++) {
       if (await this.#probe(client, 500)) return;
     }
@@ -124,10 +122,10 @@ export class Worker {
   }
 
   /** True when `resources/updated` followed an update within `ms`; undefined if the update itself failed. */
-  async #probe(client: Client, ms: number): Promise<boolean | undefined> {
+  async #probe(client: Connection, ms: number): Promise<boolean | undefined> {
     const before = this.#updates;
     try {
-      await client.callTool({ name: 'update_watched_resource', arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS });
+      await client.callTool('update_watched_resource', {}, CALL_TIMEOUT_MS);
     } catch {
       return undefined; // inconclusive: the nemesis may have ended the update itself
     }
@@ -165,7 +163,7 @@ export class Worker {
       history.add({ type: 'invoke', client: name, kind, call, steps });
       this.calls++;
       try {
-        await client.callTool({ name: 'tally', arguments: { id: call, steps, intervalMs } }, undefined, { timeout: CALL_TIMEOUT_MS });
+        await client.callTool('tally', { id: call, steps, intervalMs }, CALL_TIMEOUT_MS);
         history.add({ type: 'ok', client: name, call });
       } catch (error) {
         const { code, message } = classify(error);

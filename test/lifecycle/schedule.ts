@@ -72,7 +72,7 @@ const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(r
 export function generate(seed: number, options: GenerateOptions): Schedule {
   const rand = prng(seed);
   const topology = pick(rand, options.topologies ?? TOPOLOGIES);
-  const kinds = options.clientKinds ?? ['ours', 'ours', 'sdk1'];
+  const kinds = options.clientKinds ?? ['ours', 'ours', 'sdk1', 'sdk2'];
   const clients = [pick(rand, kinds), pick(rand, kinds)];
   // A third of the schedules are graceful only: checker 3 then covers the whole history.
   const gracefulOnly = rand() < 1 / 3;
