@@ -8,16 +8,16 @@
  *   npm run lifecycle -- --profile long        # 2,000 schedules (docs/hardening.md)
  *   npm run lifecycle -- --runs 500            # any number
  *   npm run lifecycle -- --seed 1234           # replay one schedule
+ *   --mutate M      switch a guarantee off (double-run, level, drop-log, hang): the run must fail
  *   --seed-base N   another seed stream;  --budget-ms N   stop starting schedules after N ms
  *   --out DIR       write each failing schedule's full history there (JSON); --keep-all: every schedule's
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { failureReport, summary } from '../test/lifecycle/report.js';
+import { failureReport, PROFILES, summary } from '../test/lifecycle/report.js';
+import { MUTATIONS, type Mutation } from '../test/lifecycle/clients.js';
 import { runSeeds } from '../test/lifecycle/run.js';
-
-const PROFILES = { quick: { runs: 100, budgetMs: 5 * 60_000 }, long: { runs: 2_000, budgetMs: 4 * 3_600_000 } } as const;
 
 const { values } = parseArgs({
   options: {
@@ -27,12 +27,15 @@ const { values } = parseArgs({
     'seed-base': { type: 'string', default: '33000' },
     'budget-ms': { type: 'string' },
     out: { type: 'string' },
+    mutate: { type: 'string' },
     'keep-all': { type: 'boolean', default: false },
   },
 });
 
 const profile = PROFILES[values.profile as keyof typeof PROFILES];
 if (profile === undefined) throw new Error(`--profile is quick or long, not ${values.profile}`);
+const mutation = values.mutate as Mutation | undefined;
+if (mutation !== undefined && !MUTATIONS.includes(mutation)) throw new Error(`--mutate is one of ${MUTATIONS.join(', ')}`);
 const runs = values.runs === undefined ? profile.runs : Number(values.runs);
 const base = Number(values['seed-base']);
 const seeds = values.seed === undefined ? Array.from({ length: runs }, (_, i) => base + i) : [Number(values.seed)];
@@ -41,6 +44,8 @@ const budgetMs = values['budget-ms'] === undefined ? (values.seed === undefined 
 const { results, elapsedMs, skipped } = await runSeeds({
   seeds,
   budgetMs,
+  maxOps: profile.maxOps,
+  mutation,
   log: (line) => process.stderr.write(`${line}\n`),
   onResult: (r) => {
     const failed = r.violations.length > 0 || r.error !== undefined;
@@ -54,6 +59,6 @@ const { results, elapsedMs, skipped } = await runSeeds({
   },
 });
 const failing = results.filter((r) => r.violations.length > 0 || r.error !== undefined);
-for (const r of failing) process.stdout.write(`\n${failureReport(r)}\n`);
+for (const r of failing) process.stdout.write(`\n${failureReport(r, values.profile as keyof typeof PROFILES)}\n`);
 process.stdout.write(`\n${summary(results, elapsedMs, skipped)}\n`);
 process.exitCode = failing.length > 0 ? 1 : 0;

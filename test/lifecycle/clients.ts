@@ -29,7 +29,21 @@ export interface WorkerOptions {
   rand: () => number;
   maxSteps: number;
   maxIntervalMs: number;
+  /** A guarantee switched off on purpose (mutation check on a real cluster), see {@link Mutation}. */
+  mutation?: Mutation | undefined;
 }
+
+/**
+ * A guarantee broken on purpose, so that a run proves its checker finds the violation:
+ * - `double-run`: after each successful call the client sends it again under the same id
+ *   (a naive retry): the server runs it twice (at-most-once);
+ * - `level`: the client asks for `info` instead of `warning`, so the logs a kept level
+ *   filters arrive (graceful, ungraceful);
+ * - `drop-log`: the second log of every call is lost on the way (divergence);
+ * - `hang`: the client's third call never ends as far as the history knows (liveness).
+ */
+export type Mutation = 'double-run' | 'level' | 'drop-log' | 'hang';
+export const MUTATIONS: readonly Mutation[] = ['double-run', 'level', 'drop-log', 'hang'];
 
 /** What an error says, as the checkers name it. */
 export function classify(error: unknown): { code: string; message: string } {
@@ -99,6 +113,7 @@ export class Worker {
         log: (logger, raw) => {
           const data = raw as { id?: unknown; seq?: unknown; filtered?: unknown } | undefined;
           if (logger !== 'tally' || typeof data?.id !== 'string' || typeof data.seq !== 'number') return;
+          if (this.#o.mutation === 'drop-log' && data.seq === 2) return;
           history.add({ type: 'note', client: name, call: data.id, seq: data.seq, filtered: data.filtered === true });
         },
         updated: () => void this.#updates++,
@@ -113,7 +128,7 @@ export class Worker {
 
   /** Log level and subscription, then updates until one is heard (the standalone stream is up). */
   async #setUp(client: Connection): Promise<void> {
-    await client.setLoggingLevel('warning', CALL_TIMEOUT_MS);
+    await client.setLoggingLevel(this.#o.mutation === 'level' ? 'info' : 'warning', CALL_TIMEOUT_MS);
     await client.subscribe(WATCHED_RESOURCE_URI, CALL_TIMEOUT_MS);
     for (let i = 0; i < 10 && !this.#stopped; i++) {
       if (await this.#probe(client, 500)) return;
@@ -164,7 +179,8 @@ export class Worker {
       this.calls++;
       try {
         await client.callTool('tally', { id: call, steps, intervalMs }, CALL_TIMEOUT_MS);
-        history.add({ type: 'ok', client: name, call });
+        if (this.#o.mutation !== 'hang' || n !== 2) history.add({ type: 'ok', client: name, call });
+        if (this.#o.mutation === 'double-run') await client.callTool('tally', { id: call, steps: 0 }, CALL_TIMEOUT_MS).catch(() => {});
       } catch (error) {
         const { code, message } = classify(error);
         history.add({ type: 'fail', client: name, call, code, message });

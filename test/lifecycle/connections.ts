@@ -12,7 +12,7 @@ import type { ClientKind } from './history.js';
 
 export interface Connection {
   callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
-  setLoggingLevel(level: 'warning', timeoutMs: number): Promise<unknown>;
+  setLoggingLevel(level: 'warning' | 'info', timeoutMs: number): Promise<unknown>;
   subscribe(uri: string, timeoutMs: number): Promise<unknown>;
   close(): Promise<void>;
 }

@@ -6,7 +6,7 @@
 import { prng } from '../helpers/prng.js';
 import { waitFor } from '../helpers/wait.js';
 import { checkAll, type Violation } from './checkers.js';
-import { Worker } from './clients.js';
+import { Worker, type Mutation } from './clients.js';
 import { LEASE_MS, startCluster, type Cluster } from './cluster.js';
 import { History, type Event } from './history.js';
 import { runNemesis } from './nemesis.js';
@@ -29,7 +29,7 @@ export interface ScheduleResult {
 let runCounter = 0;
 
 /** One schedule against a running cluster of its topology. */
-export async function runSchedule(cluster: Cluster, schedule: Schedule): Promise<ScheduleResult> {
+export async function runSchedule(cluster: Cluster, schedule: Schedule, mutation?: Mutation): Promise<ScheduleResult> {
   const started = Date.now();
   const history = new History();
   // Unique per run, so a schedule replayed on the same cluster counts only its own runs.
@@ -45,6 +45,7 @@ export async function runSchedule(cluster: Cluster, schedule: Schedule): Promise
         rand: prng(schedule.seed ^ (0x5bd1e995 + i)),
         maxSteps: schedule.maxSteps,
         maxIntervalMs: schedule.maxIntervalMs,
+        mutation,
       }),
   );
   let error: string | undefined;
@@ -81,6 +82,8 @@ export interface RunOptions {
   seeds: readonly number[];
   /** Nemesis operations per schedule at most (part of what a seed means: replays pass the same). */
   maxOps: number;
+  /** A guarantee switched off on purpose: the run must then fail. */
+  mutation?: Mutation | undefined;
   /** Stop starting schedules after this, ms. */
   budgetMs: number;
   log?: ((line: string) => void) | undefined;
@@ -110,7 +113,7 @@ export async function runSeeds(options: RunOptions): Promise<{ results: Schedule
           skipped++;
           continue;
         }
-        const result = await runSchedule(cluster, schedule);
+        const result = await runSchedule(cluster, schedule, options.mutation);
         results.push(result);
         options.onResult?.(result);
       }
