@@ -19,6 +19,9 @@ import { failureReport, PROFILES, summary } from '../test/lifecycle/report.js';
 import { MUTATIONS, type Mutation } from '../test/lifecycle/clients.js';
 import { runSeeds } from '../test/lifecycle/run.js';
 
+// Ctrl-C: exit through 'exit', where every replica still running is killed.
+process.once('SIGINT', () => process.exit(130));
+
 const { values } = parseArgs({
   options: {
     profile: { type: 'string', default: 'quick' },

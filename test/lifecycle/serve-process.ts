@@ -39,7 +39,15 @@ export async function startServe(port: number, spec: ServeSpec): Promise<ServePr
     stderr.push(line);
     if (stderr.length > 40) stderr.shift();
   });
-  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // An interrupted run (Ctrl-C, a test timeout) must not leave replicas behind.
+  const orphan = (): void => void child.kill('SIGKILL');
+  process.once('exit', orphan);
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      process.removeListener('exit', orphan);
+      resolve();
+    }),
+  );
   const alive = (): boolean => child.exitCode === null && child.signalCode === null;
   try {
     const line = await within(
