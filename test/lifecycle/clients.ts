@@ -55,6 +55,8 @@ export function classify(error: unknown): { code: string; message: string } {
   const reason = body === undefined ? undefined : parseReason(body);
   if (reason !== undefined) return { code: reason, message };
   if (e?.code === -32001 || e?.code === 'REQUEST_TIMEOUT') return { code: 'timeout', message };
+  // Our transport's own typed errors (they carry an HTTP status too, which is not the point).
+  if ((e as { name?: unknown }).name === 'ContinuityError' && typeof e.code === 'string') return { code: e.code, message };
   // The v2 SDK's HTTP failures carry the status apart from their (string) code.
   const status = (e as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400) return { code: SDK_LOUD.has(status) ? `http-${status}` : 'unavailable', message };

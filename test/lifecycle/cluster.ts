@@ -34,6 +34,8 @@ export interface Cluster {
   remove(index: number): Promise<void>;
   /** Resets open client connections: all of them, or the most recent one. */
   cut(all: boolean): number;
+  /** Client connections open through the chaos proxy. */
+  readonly connections: number;
   /** Drops every pub/sub connection on the Redis. */
   killPubsub(): Promise<string>;
   /** How many times the tally tool ran each id with this prefix. */
@@ -121,6 +123,9 @@ export async function startCluster(topology: Topology): Promise<Cluster> {
     async remove(index) {
       replicas.splice(index, 1);
       await f.setUpstreams(urls());
+    },
+    get connections() {
+      return sockets.size;
     },
     cut(all) {
       const open = [...sockets];

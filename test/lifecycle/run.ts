@@ -34,6 +34,10 @@ export async function runSchedule(cluster: Cluster, schedule: Schedule, mutation
   const history = new History();
   // Unique per run, so a schedule replayed on the same cluster counts only its own runs.
   const prefix = `${schedule.seed}.${process.pid}.${runCounter++}.`;
+  // Every schedule starts without connections: fetch pools keep-alive sockets across
+  // clients, and one the last schedule left behind could fail a first POST.
+  cluster.cut(true);
+  await waitFor(() => cluster.connections === 0, 'the connections of the last schedule to close', 10_000);
   const workers = schedule.clients.map(
     (kind, i) =>
       new Worker({
