@@ -151,12 +151,15 @@ export async function startCluster(topology: Topology): Promise<Cluster> {
           replicas[i] = await startServe(r.port, spec);
         }
       }
+      let changed = false;
       while (replicas.length > topology.replicas) {
         const extra = replicas.pop() as ServeProcess;
         extra.signal('SIGKILL');
         await extra.exited(10_000);
+        changed = true;
       }
-      await f.setUpstreams(urls());
+      // Only when the set changed: a needless nginx reload closes connections between schedules.
+      if (changed) await f.setUpstreams(urls());
     },
     close,
   };
