@@ -7,7 +7,7 @@
  *   npm run lifecycle                          # the quick profile: 100 schedules, about 5 minutes
  *   npm run lifecycle -- --profile long        # 2,000 schedules (docs/hardening.md)
  *   npm run lifecycle -- --runs 500            # any number
- *   npm run lifecycle -- --seed 1234           # replay one schedule
+ *   npm run lifecycle -- --seed 1234           # replay one schedule (--repeat N: N times)
  *   --mutate M      switch a guarantee off (double-run, level, drop-log, hang): the run must fail
  *   --seed-base N   another seed stream;  --budget-ms N   stop starting schedules after N ms
  *   --out DIR       write each failing schedule's full history there (JSON); --keep-all: every schedule's
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     'budget-ms': { type: 'string' },
     out: { type: 'string' },
     mutate: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
     'keep-all': { type: 'boolean', default: false },
   },
 });
@@ -41,7 +42,9 @@ const mutation = values.mutate as Mutation | undefined;
 if (mutation !== undefined && !MUTATIONS.includes(mutation)) throw new Error(`--mutate is one of ${MUTATIONS.join(', ')}`);
 const runs = values.runs === undefined ? profile.runs : Number(values.runs);
 const base = Number(values['seed-base']);
-const seeds = values.seed === undefined ? Array.from({ length: runs }, (_, i) => base + i) : [Number(values.seed)];
+// A replay reruns the schedule, not its timing: --repeat runs it several times.
+const seeds =
+  values.seed === undefined ? Array.from({ length: runs }, (_, i) => base + i) : Array.from({ length: Number(values.repeat) }, () => Number(values.seed));
 const budgetMs = values['budget-ms'] === undefined ? (values.seed === undefined ? profile.budgetMs : 10 * 60_000) : Number(values['budget-ms']);
 
 const { results, elapsedMs, skipped } = await runSeeds({

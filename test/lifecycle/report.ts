@@ -16,7 +16,7 @@ export const PROFILES = {
 
 export type ProfileName = keyof typeof PROFILES;
 
-export const replayCommand = (seed: number, profile: ProfileName): string => `npm run lifecycle -- --profile ${profile} --seed ${seed}`;
+export const replayCommand = (seed: number, profile: ProfileName): string => `npm run lifecycle -- --profile ${profile} --seed ${seed} --repeat 5`;
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
