@@ -7,6 +7,7 @@ import { registerEmitTool } from './emit.js';
 import { registerJsonSchemaTool } from './json-schema.js';
 import { registerNotificationTools } from './notifications.js';
 import { registerSamplingTools } from './sampling.js';
+import { registerTallyTool } from './tally.js';
 
 export { EMIT_MAX_BYTES, EMIT_MAX_COUNT, EMIT_MAX_INTERVAL_MS, EMIT_MAX_TOTAL_BYTES } from './emit.js';
 
@@ -19,4 +20,5 @@ export function registerTools(server: McpServer, logs: RequestLogger): void {
   registerSamplingTools(server);
   registerElicitationTools(server);
   registerJsonSchemaTool(server);
+  registerTallyTool(server, logs);
 }
