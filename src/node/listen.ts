@@ -6,6 +6,7 @@ import { isLoopbackHost, loopbackGuard } from '../server/host-guard.js';
 import { serveNode } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';
 import { upgradeHandler } from './websocket.js';
+import { trackConnections } from './connections.js';
 
 /** Options of {@link nodeHandler}. */
 export interface NodeHandlerOptions extends RequestIdentity {
@@ -74,6 +75,7 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const server = createServer(nodeHandler(endpoint, options));
+  const connections = trackConnections(server);
   // WebSocket handshakes (the opt-in upgrade); the endpoint refuses them unless enabled.
   server.on('upgrade', upgradeHandler(endpoint, { ...options, path }));
   await new Promise<void>((resolve, reject) => {
@@ -91,9 +93,11 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
     port,
     url: new URL(`http://${urlHost}:${port}${path}`),
     async close(closeOptions) {
+      const deadline = Date.now() + (closeOptions?.drainMs ?? 0);
       await endpoint.close(closeOptions);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Within the drain's window, connections kept alive from before it close on their own.
+      await connections.gone(deadline);
+      await connections.close();
     },
   };
 }

@@ -36,7 +36,7 @@ import { withModernLeg } from './eras.js';
 
 export type { UpgradeDecision } from './upgrade/gate.js';
 
-export { DEFAULT_DRAIN_MS, type CloseOptions, type Endpoint } from './endpoint-api.js';
+export { DEFAULT_DRAIN_MS, DEFAULT_RELEASE_MS, type CloseOptions, type Endpoint } from './endpoint-api.js';
 export { REQUEST_FAILURE_REPORT_MS } from './report.js';
 
 const RETRY_AFTER = { 'retry-after': '1' };
