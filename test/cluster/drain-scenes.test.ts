@@ -1,13 +1,16 @@
 /**
  * Issue 33, scenes 5 and 6, in one process: a drain's outcome is reported as it went, a call
- * sent to a draining owner is refused before it runs (503 `server-draining`, retryable),
- * and a request a draining replica is placing when its window ends is answered, never cut.
+ * sent to a draining owner is refused before it runs (503 `server-draining`, retryable), a
+ * request a draining replica is placing when its window ends is answered, never cut, and a
+ * request that meets a takeover in progress is answered within one lease.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DrainEvent } from '../../src/telemetry/events.js';
 import { memoryStore } from '../../src/store/memory/index.js';
 import type { Store } from '../../src/store/types.js';
+import { createExampleServer } from '../../src/example/index.js';
+import type { SessionContext } from '../../src/server/session/context.js';
 import { startFixture } from '../helpers/fixture.js';
 import { initialize, rpc, send, sessionHeaders, type Handshake, type RawResponse } from '../helpers/sse-client.js';
 import { waitFor, within } from '../helpers/wait.js';
@@ -109,5 +112,50 @@ describe('a request a draining replica is placing when its window ends (in-proce
     assert.ok(ms < 300 + 1000, `answered after ${ms} ms`);
     await closed;
     await own.done;
+  });
+});
+
+describe('a request that meets a takeover in progress (in-process cluster)', () => {
+  it('is answered within one lease: refused retryably while the new owner rebuilds the session, served once it has', async (t) => {
+    const store: Store = memoryStore();
+    const leaseMs = 1000;
+    const cluster = (id: string) => ({ store, cluster: { enabled: true, leaseMs, replicaId: id } });
+    // An application whose rebuild takes as long as the test says (say, state loaded from a database).
+    let reached: () => void = () => {};
+    const rebuilding = new Promise<void>((resolve) => (reached = resolve));
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const server = async (context: SessionContext) => {
+      if (context.rehydrating) {
+        reached();
+        await gate;
+      }
+      return createExampleServer();
+    };
+    const first = await startFixture(cluster('r0'));
+    const h = await initialize(first.url);
+    await first.close();
+    const taker = await startFixture({ ...cluster('r1'), server });
+    const other = await startFixture({ ...cluster('r2'), server });
+    t.after(() => Promise.all([taker.close(), other.close()]));
+    const taking = send(taker.url, { body: quickCall(), headers: sessionHeaders(h) });
+    await rebuilding;
+    const started = Date.now();
+    const met = await send(other.url, { body: quickCall(), headers: sessionHeaders(h) });
+    const ms = Date.now() - started;
+    assert.ok(ms < leaseMs, `answered after ${ms} ms`);
+    assertNotAccepted(met, 'a request carried to the owner while it rebuilds the session');
+    open();
+    const taken = await taking;
+    assert.equal(taken.status, 200);
+    assert.ok(
+      taken.events.some((e) => e.data.includes('"result"')),
+      'the taker served its call',
+    );
+    const next = await send(other.url, { body: quickCall(), headers: sessionHeaders(h) });
+    assert.ok(
+      next.events.some((e) => e.data.includes('"result"')),
+      'then the other replica has its calls served by the new owner',
+    );
   });
 });

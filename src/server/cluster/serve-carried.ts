@@ -33,9 +33,10 @@ const NOT_YET: CarriedReply = { ok: false, code: 'owner-unavailable', message: '
  */
 export async function serveCarried(owner: OwnerSide, message: Carried): Promise<CarriedReply> {
   // A takeover under way here (the lease is ours, the session is being rebuilt): its end
-  // is waited for, so the message is served by the new owner rather than sent on a wait.
+  // is waited for, a quarter lease at most, so the message is served by the new owner, or
+  // promptly refused as not accepted; never sent back to wait on a lease that is ours.
   const rebuilding = owner.held(message.session) ? undefined : owner.settled(message.session);
-  if (rebuilding) await rebuilding;
+  if (rebuilding) await settledWithin(rebuilding, owner.cluster.leaseMs / 4);
   const session = owner.held(message.session);
   // Ours but not here yet (claimed, not yet rebuilt): retryable at once. Ending here: the
   // lease is released as it ends, so the sender places it again after a short wait.
@@ -67,4 +68,10 @@ export async function serveCarried(owner: OwnerSide, message: Carried): Promise<
     await owner.lost(session);
     return { ok: false, code: 'store-fenced', message: error instanceof ContinuityError ? error.message : 'fenced' };
   }
+}
+
+async function settledWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
