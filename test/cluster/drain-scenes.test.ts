@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { DrainEvent } from '../../src/telemetry/events.js';
 import { memoryStore } from '../../src/store/memory/index.js';
 import type { Store } from '../../src/store/types.js';
+import { STANDALONE_STREAM } from '../../src/server/stream/names.js';
 import { createExampleServer } from '../../src/example/index.js';
 import type { SessionContext } from '../../src/server/session/context.js';
 import { startFixture } from '../helpers/fixture.js';
@@ -158,4 +159,51 @@ describe('a request that meets a takeover in progress (in-process cluster)', () 
       'then the other replica has its calls served by the new owner',
     );
   });
+});
+
+describe('a call being admitted when the drain lets its session go (in-process cluster)', () => {
+  for (const via of ['the owner', 'another replica'] as const) {
+    it(`reached through ${via}: never 404; refused retryably or served by the next owner, and the session lives on`, async (t) => {
+      const store: Store = memoryStore();
+      const cluster = (id: string) => ({ store, cluster: { enabled: true, leaseMs: 1000, replicaId: id } });
+      const owner = await startFixture(cluster('r0'));
+      const other = await startFixture(cluster('r1'));
+      t.after(() => Promise.all([owner.close(), other.close()]));
+      const h = await initialize(owner.url);
+      // The call's stream is being opened in the store (a round trip on Redis) when the drain
+      // looks: the session has no call counted yet, so the drain lets it go.
+      let reached: () => void = () => {};
+      const opening = new Promise<void>((resolve) => (reached = resolve));
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const openStream = store.log.openStream.bind(store.log);
+      let armed = true;
+      store.log.openStream = async (session, name, ...rest) => {
+        if (armed && session === h.sessionId && name !== STANDALONE_STREAM) {
+          armed = false;
+          reached();
+          await gate;
+        }
+        return openStream(session, name, ...rest);
+      };
+      const answer = send(via === 'the owner' ? owner.url : other.url, { body: quickCall(), headers: sessionHeaders(h) });
+      await opening;
+      const closed = owner.listener.close({ drainMs: 10_000 });
+      await waitFor(() => owner.endpoint.sessionCount === 0, 'the drain to let the session go');
+      open();
+      const got = await answer;
+      if (got.status !== 200) assertNotAccepted(got, 'the call');
+      else
+        assert.ok(
+          got.events.some((e) => e.data.includes('"result"')),
+          'served by the next owner',
+        );
+      await closed;
+      const next = await send(other.url, { body: quickCall(), headers: sessionHeaders(h) });
+      assert.ok(
+        next.events.some((e) => e.data.includes('"result"')),
+        `the session lives on (${next.status} ${next.text})`,
+      );
+    });
+  }
 });

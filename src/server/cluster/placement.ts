@@ -135,11 +135,14 @@ export class Placement {
       // A session bound to a principal is invisible to anyone else: same answer as unknown,
       // decided from the stored record before it is admitted, rebuilt or taken over here.
       const session = await this.find(id, (record) => record.principal === principal);
-      if (session instanceof LocalSession && session.terminated && attempt < MAX_PLACEMENTS && (await this.#left(session.session))) continue;
+      if (attempt < MAX_PLACEMENTS && (await this.#left(session))) continue;
       if (!session || session.terminated || session.record.principal !== principal) throw new ContinuityError('session-not-found');
       try {
         return await work(session);
       } catch (error) {
+        // Let go under the request, before it ran (a drain, a passivation): placed again.
+        const gone = error instanceof ContinuityError && error.code === 'session-not-found';
+        if (gone && attempt < MAX_PLACEMENTS && (await this.#left(session))) continue;
         if (!(error instanceof SessionMoved)) throw error;
         if (attempt >= MAX_PLACEMENTS) throw new ContinuityError('owner-unavailable');
         if (error.owner !== undefined) {
@@ -153,11 +156,15 @@ export class Placement {
   }
 
   /**
-   * Waits until a held session that is ending has left this process (false if it is not
-   * held any more, or is still ending after a lease: then it is judged as found).
+   * Is `placed` a session held here that is ending (let go, or deleted)? Then this waits
+   * until it has left this process, and the request is placed again: a let-go session is
+   * found in the store, a deleted one is not. False if it is not ending, or still has not
+   * left after a lease (then it is judged as found).
    */
-  async #left(session: Session): Promise<boolean> {
-    if (this.#sessions.get(session.sessionId) !== session) return false;
+  async #left(placed: PlacedSession | undefined): Promise<boolean> {
+    if (!(placed instanceof LocalSession) || !placed.terminated) return false;
+    const { session } = placed;
+    if (this.#sessions.get(session.sessionId) !== session) return true;
     return this.#drain.leave(session, this.#options.cluster?.leaseMs ?? LEAVE_WAIT_MS);
   }
 

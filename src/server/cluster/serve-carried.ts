@@ -63,6 +63,9 @@ export async function serveCarried(owner: OwnerSide, message: Carried): Promise<
   try {
     return { ok: true, accepted: await session.accept(message.messages, extra, message.batch) };
   } catch (error) {
+    // Let go while its stream was being opened (a drain, a passivation), before the SDK
+    // server saw a message: nothing ran, and the sender places it again.
+    if (error instanceof ContinuityError && error.code === 'session-not-found' && session.terminated) return NOT_OURS;
     if (!isFenced(error)) throw error;
     // Refused before the SDK server saw a message: nothing ran.
     await owner.lost(session);
