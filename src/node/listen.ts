@@ -1,7 +1,7 @@
 /** Serve an endpoint on `node:http`. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Endpoint } from '../server/endpoint.js';
+import type { CloseOptions, Endpoint } from '../server/endpoint.js';
 import { isLoopbackHost, loopbackGuard } from '../server/host-guard.js';
 import { serveNode } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';
@@ -36,9 +36,11 @@ export interface Listener {
   readonly url: URL;
   /**
    * Stops listening and closes the endpoint's live connections. With `drainMs`, the
-   * endpoint drains first (see `Endpoint.close`) while this keeps serving its requests.
+   * endpoint drains first (see `Endpoint.close`) while this keeps serving its requests,
+   * and connections kept alive from before the drain get the rest of the window to close
+   * on their own; answers being written are let finish before the rest are closed.
    */
-  close(options?: { drainMs?: number | undefined }): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
