@@ -52,7 +52,7 @@ async function modernLeg(store: Store, onError: (error: Error) => void): Promise
 }
 
 /** How long the store gets to close at the end of a stop, ms. */
-const STORE_CLOSE_MS = 200;
+const STORE_CLOSE_MS = 150;
 
 /** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
 export async function serve(argv: string[]): Promise<void> {

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long answers being written when the listener closes get to finish, ms. */
-export const FLUSH_MS = 250;
+export const FLUSH_MS = 200;
 
 export interface Connections {
   /** Resolves once no connection is open, or at `deadline` (ms since the epoch). */

@@ -63,7 +63,7 @@ export interface CloseOptions {
 }
 
 /** Default {@link CloseOptions.releaseMs}: a release is one round trip per session, well within it. */
-export const DEFAULT_RELEASE_MS = 500;
+export const DEFAULT_RELEASE_MS = 300;
 
 /**
  * A drain window that fits Kubernetes' default 30 s grace period with room for a preStop

@@ -48,6 +48,7 @@ describe('the drain bound with Redis paused (CLIENT PAUSE)', () => {
       replica.child.kill('SIGTERM');
       const code = await within(exited, 'the replica to exit', 30_000);
       const ms = Date.now() - signalled;
+      t.diagnostic(`${scene}: exited ${ms} ms after SIGTERM (--drain-ms ${DRAIN_MS})`);
       assert.ok(ms <= DRAIN_MS + 1000, `exited ${ms} ms after SIGTERM`);
       assert.equal(code, 0, 'a clean exit');
     });
