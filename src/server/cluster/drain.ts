@@ -33,12 +33,18 @@ export class Drain {
   /** Waits until `session` has ended (true), or `ms` passed (false). */
   leave(session: Session, ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
       const waiting = this.#leaving.get(session) ?? [];
-      waiting.push(() => {
+      const resume = (): void => {
         clearTimeout(timer);
         resolve(true);
-      });
+      };
+      const timer = setTimeout(() => {
+        // Still ending: this waiter gives up, and is forgotten.
+        waiting.splice(waiting.indexOf(resume), 1);
+        if (waiting.length === 0) this.#leaving.delete(session);
+        resolve(false);
+      }, ms);
+      waiting.push(resume);
       this.#leaving.set(session, waiting);
     });
   }
