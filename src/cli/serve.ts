@@ -51,6 +51,9 @@ async function modernLeg(store: Store, onError: (error: Error) => void): Promise
   return example.createExampleHandler({ onError, bus, requestStateKey: key });
 }
 
+/** How long the store gets to close at the end of a stop, ms. */
+const STORE_CLOSE_MS = 150;
+
 /** Runs `mcp-continuity serve`; resolves once listening (the process then runs until a signal). */
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv);
@@ -88,7 +91,9 @@ export async function serve(argv: string[]): Promise<void> {
   stopOnSignals(state, options, async (drainMs) => {
     await listener.close({ drainMs });
     await ops?.close();
-    await store.close();
+    // A store that does not answer must not keep the process past its drain: what it
+    // still owes (a quit) is dropped with the process.
+    await Promise.race([store.close(), new Promise((resolve) => setTimeout(resolve, STORE_CLOSE_MS).unref())]);
   });
 }
 

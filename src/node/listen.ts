@@ -1,11 +1,12 @@
 /** Serve an endpoint on `node:http`. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Endpoint } from '../server/endpoint.js';
+import type { CloseOptions, Endpoint } from '../server/endpoint.js';
 import { isLoopbackHost, loopbackGuard } from '../server/host-guard.js';
 import { serveNode } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';
 import { upgradeHandler } from './websocket.js';
+import { trackConnections } from './connections.js';
 
 /** Options of {@link nodeHandler}. */
 export interface NodeHandlerOptions extends RequestIdentity {
@@ -35,9 +36,11 @@ export interface Listener {
   readonly url: URL;
   /**
    * Stops listening and closes the endpoint's live connections. With `drainMs`, the
-   * endpoint drains first (see `Endpoint.close`) while this keeps serving its requests.
+   * endpoint drains first (see `Endpoint.close`) while this keeps serving its requests,
+   * and connections kept alive from before the drain get the rest of the window to close
+   * on their own; answers being written are let finish before the rest are closed.
    */
-  close(options?: { drainMs?: number | undefined }): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
@@ -74,6 +77,7 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const server = createServer(nodeHandler(endpoint, options));
+  const connections = trackConnections(server);
   // WebSocket handshakes (the opt-in upgrade); the endpoint refuses them unless enabled.
   server.on('upgrade', upgradeHandler(endpoint, { ...options, path }));
   await new Promise<void>((resolve, reject) => {
@@ -91,9 +95,11 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
     port,
     url: new URL(`http://${urlHost}:${port}${path}`),
     async close(closeOptions) {
+      const deadline = Date.now() + (closeOptions?.drainMs ?? 0);
       await endpoint.close(closeOptions);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Within the drain's window, connections kept alive from before it close on their own.
+      await connections.gone(deadline);
+      await connections.close();
     },
   };
 }

@@ -62,7 +62,7 @@ export const ERRORS = {
   'server-draining': {
     status: 503,
     rpc: JsonRpcCode.ServerError,
-    message: 'Server draining for a restart: it takes no new sessions; retry shortly',
+    message: 'Server draining for a restart: it takes no new sessions or calls; retry shortly',
     retryable: true,
   },
   'session-superseded': {
@@ -170,7 +170,8 @@ export const ERRORS = {
   'owner-unavailable': {
     status: 503,
     rpc: JsonRpcCode.ServerError,
-    message: 'The replica owning this session does not answer and its lease has not lapsed yet; retry shortly',
+    message:
+      'The replica owning this session cannot take the request yet (it does not answer and its lease has not lapsed, or it is taking the session over); retry shortly',
     retryable: true,
   },
   'store-regressed': {

@@ -54,7 +54,16 @@ export interface Endpoint {
 export interface CloseOptions {
   /** Time for calls in flight to finish before they are abandoned, ms (0: none). */
   drainMs?: number | undefined;
+  /**
+   * Time the store gets after the drain to take back this process's leases and
+   * subscriptions, ms (default {@link DEFAULT_RELEASE_MS}). A store that does not answer
+   * within it cannot hold the close longer: the leases then lapse on their own.
+   */
+  releaseMs?: number | undefined;
 }
+
+/** Default {@link CloseOptions.releaseMs}: a release is one round trip per session, well within it. */
+export const DEFAULT_RELEASE_MS = 300;
 
 /**
  * A drain window that fits Kubernetes' default 30 s grace period with room for a preStop

@@ -38,7 +38,7 @@ import type { Store } from '../store/types.js';
 
 export type { UpgradeDecision } from './upgrade/gate.js';
 
-export { DEFAULT_DRAIN_MS, type CloseOptions, type Endpoint } from './endpoint-api.js';
+export { DEFAULT_DRAIN_MS, DEFAULT_RELEASE_MS, type CloseOptions, type Endpoint } from './endpoint-api.js';
 export { REQUEST_FAILURE_REPORT_MS } from './report.js';
 
 const RETRY_AFTER = { 'retry-after': '1' };

@@ -1,5 +1,5 @@
 /** `mcp-continuity/server`: the Streamable HTTP endpoint. */
-export { DEFAULT_DRAIN_MS, createEndpoint, type CloseOptions, type Endpoint } from './endpoint.js';
+export { DEFAULT_DRAIN_MS, DEFAULT_RELEASE_MS, createEndpoint, type CloseOptions, type Endpoint } from './endpoint.js';
 export type { EndpointOptions, EndpointLimits, HandleContext, SessionContext, SdkServerLike } from './options.js';
 export { DEFAULT_LIMITS } from './options.js';
 export { ProcessState, defaultProcess } from './stream/process.js';

@@ -5,7 +5,7 @@
 import { ContinuityError } from '../protocol/errors.js';
 import { Header } from '../protocol/headers.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
-import type { CloseOptions } from './endpoint-api.js';
+import { DEFAULT_RELEASE_MS, type CloseOptions } from './endpoint-api.js';
 import type { Placement } from './cluster/placement.js';
 import type { ServerObserver } from '../telemetry/server.js';
 
@@ -41,19 +41,44 @@ export class EndpointLifecycle {
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
   };
 
-  /** Drains for `drainMs` if asked, then closes the placement; a second close waits for the first. */
+  /**
+   * Drains for `drainMs` if asked, then closes the placement, giving the store `releaseMs`
+   * to take back the leases: a store that does not answer cannot hold the close past
+   * `drainMs + releaseMs` (the leases then lapse on their own). The drain is reported as
+   * it went: `abandoned` when calls were cut. A second close waits for the first.
+   */
   close(options: CloseOptions = {}): Promise<void> {
     const drainMs = options.drainMs ?? 0;
-    if (!(drainMs >= 0 && Number.isFinite(drainMs))) return Promise.reject(new RangeError(`drainMs must be a finite number >= 0, got ${String(drainMs)}`));
+    const releaseMs = options.releaseMs ?? DEFAULT_RELEASE_MS;
+    for (const [name, value] of [
+      ['drainMs', drainMs],
+      ['releaseMs', releaseMs],
+    ] as const) {
+      if (!(value >= 0 && Number.isFinite(value))) return Promise.reject(new RangeError(`${name} must be a finite number >= 0, got ${String(value)}`));
+    }
     // A second close (a second signal, the listener's own) waits for the first.
     this.#closing ??= (async () => {
       const started = this.#now();
       const held = this.#placement.size;
-      if (drainMs > 0) await this.#placement.drain(drainMs);
+      const finished = drainMs > 0 ? await this.#placement.drain(drainMs) : !this.#placement.busy;
       this.#closed = true;
-      await this.#placement.close();
-      this.#observer.drain('completed', held, this.#now() - started);
+      await bounded(this.#placement.close(), releaseMs);
+      this.#observer.drain(finished ? 'completed' : 'abandoned', held, this.#now() - started);
     })();
     return this.#closing;
+  }
+}
+
+/** `work`, or its end left to run in the background after `ms`. */
+async function bounded(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref?.();
+  });
+  try {
+    await Promise.race([work.catch(() => {}), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

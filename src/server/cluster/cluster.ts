@@ -178,17 +178,21 @@ export class Cluster {
     };
   }
 
-  /** Releases every lease (a graceful stop: the next request anywhere takes over at once) and unsubscribes. */
-  /** Waits until `owner` no longer holds the lease of `session`; `owner-unavailable` at `deadline`. */
-  async lapse(session: string, owner: string, deadline: number): Promise<void> {
+  /**
+   * Waits until `owner` no longer holds the lease of `session`; `owner-unavailable` at
+   * `deadline()` (asked again on every look, so a drain that begins meanwhile cuts it short).
+   */
+  async lapse(session: string, owner: string, deadline: () => number): Promise<void> {
     for (;;) {
       const lease = await this.ownership.current(session);
       if (lease?.owner !== owner) return;
-      const left = deadline - Date.now();
+      const left = deadline() - Date.now();
       if (left <= 0) throw new ContinuityError('owner-unavailable');
-      await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, this.leaseMs / 5, lease.expiresAt - Date.now()))));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, Math.min(this.leaseMs / 5, lease.expiresAt - Date.now())))));
     }
   }
+
+  /** Releases every lease (a graceful stop: the next request anywhere takes over at once) and unsubscribes. */
 
   async close(): Promise<void> {
     clearInterval(this.#renewer);

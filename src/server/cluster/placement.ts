@@ -19,6 +19,7 @@ import { LocalSession } from '../session/local.js';
 import { SessionMoved, type PlacedSession } from '../session/placed.js';
 import { Session, type SessionDeps } from '../session/session.js';
 import { countFencedWrite, type ServerObserver } from '../../telemetry/server.js';
+import { Drain } from './drain.js';
 import { dropStored, idlePast, sweepHeld, sweepStored } from './idle-expiry.js';
 
 /** Could `id` name a session at all? (Anything else is unknown without asking the store.) */
@@ -45,6 +46,10 @@ export interface PlacementOptions {
 const MAX_PLACEMENTS = 3;
 /** How long a request waits for a silent owner's lease to lapse, in leases. */
 const LAPSE_WAIT = 1.5;
+/** A rebuild's outcome, dropped: whoever waits for it only waits for its end. */
+const settle = (): void => {};
+/** Without a cluster, how long a request waits for a held session that is ending to leave, ms. */
+const LEAVE_WAIT_MS = 1000;
 
 /** The sessions of one endpoint, and where each one is. */
 export class Placement {
@@ -56,8 +61,9 @@ export class Placement {
   readonly #releasing = new Set<Promise<void>>();
   /** Sessions can be dropped from memory and rebuilt from the store. */
   readonly #passivates: boolean;
-  /** Draining (`close({ drainMs })`): no session is created, rebuilt or taken over here. */
-  #draining = false;
+  /** The graceful stop, once `close({ drainMs })` began it. */
+  readonly #drain = new Drain();
+  readonly #draining = (): boolean => this.#drain.active;
   /** Shared by every session of this endpoint; `onEnd` is wired to this placement. */
   readonly deps: SessionDeps;
   /** Readers of sessions other replicas own (clusters only). */
@@ -70,6 +76,7 @@ export class Placement {
       ...deps,
       shared: cluster !== undefined,
       onEnd: (session) => {
+        this.#drain.ended(session);
         if (this.#sessions.get(session.sessionId) !== session) return;
         this.#sessions.delete(session.sessionId);
         if (!cluster) return;
@@ -82,7 +89,13 @@ export class Placement {
     if (cluster) {
       this.#remote = new RemoteReaders(options.store.sessions, cluster.bus, options.onError);
       cluster.onLost = (id) => void this.#sessions.get(id)?.shutdown().catch(options.onError);
-      const owner = { cluster, held: (id: string) => this.#sessions.get(id), lost: (s: Session) => this.lost(s) };
+      const owner = {
+        cluster,
+        held: (id: string) => this.#sessions.get(id),
+        lost: (s: Session) => this.lost(s),
+        settled: (id: string) => this.#rehydrating.get(id)?.then(settle, settle),
+        draining: this.#draining,
+      };
       cluster.serve = (message) => serveCarried(owner, message);
     }
     const { limits } = options;
@@ -109,25 +122,50 @@ export class Placement {
    * finds its session moved (this replica was fenced off, or the owner it was carried to
    * did not take it) is placed again; an owner that does not answer is waited for until
    * its lease lapses (about `leaseMs` × 1.5 at most), then this replica takes it over.
+   * A held session found ending (let go: a drain, a passivation) is waited out and placed
+   * again, never answered as unknown.
    */
   async run<T>(id: string, principal: string | undefined, work: (session: PlacedSession) => Promise<T>): Promise<T> {
+    return this.#drain.placing(() => this.#run(id, principal, work));
+  }
+
+  async #run<T>(id: string, principal: string | undefined, work: (session: PlacedSession) => Promise<T>): Promise<T> {
     let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
       // A session bound to a principal is invisible to anyone else: same answer as unknown,
       // decided from the stored record before it is admitted, rebuilt or taken over here.
       const session = await this.find(id, (record) => record.principal === principal);
+      if (attempt < MAX_PLACEMENTS && (await this.#left(session))) continue;
       if (!session || session.terminated || session.record.principal !== principal) throw new ContinuityError('session-not-found');
       try {
         return await work(session);
       } catch (error) {
+        // Let go under the request, before it ran (a drain, a passivation): placed again.
+        const gone = error instanceof ContinuityError && error.code === 'session-not-found';
+        if (gone && attempt < MAX_PLACEMENTS && (await this.#left(session))) continue;
         if (!(error instanceof SessionMoved)) throw error;
         if (attempt >= MAX_PLACEMENTS) throw new ContinuityError('owner-unavailable');
         if (error.owner !== undefined) {
+          // A draining replica does not wait past its drain: the request is answered, not cut.
           deadline ??= Date.now() + (this.#options.cluster?.leaseMs ?? 0) * LAPSE_WAIT;
-          await this.#options.cluster?.lapse(id, error.owner, deadline);
+          const until = deadline;
+          await this.#options.cluster?.lapse(id, error.owner, () => Math.min(until, this.#drain.ends));
         }
       }
     }
+  }
+
+  /**
+   * Is `placed` a session held here that is ending (let go, or deleted)? Then this waits
+   * until it has left this process, and the request is placed again: a let-go session is
+   * found in the store, a deleted one is not. False if it is not ending, or still has not
+   * left after a lease (then it is judged as found).
+   */
+  async #left(placed: PlacedSession | undefined): Promise<boolean> {
+    if (!(placed instanceof LocalSession) || !placed.terminated) return false;
+    const { session } = placed;
+    if (this.#sessions.get(session.sessionId) !== session) return true;
+    return this.#drain.leave(session, this.#options.cluster?.leaseMs ?? LEAVE_WAIT_MS);
   }
 
   /**
@@ -152,12 +190,12 @@ export class Placement {
   #local(session: Session): LocalSession;
   #local(session: Session | undefined): LocalSession | undefined;
   #local(session: Session | undefined): LocalSession | undefined {
-    return session && new LocalSession(session, (s) => this.lost(s));
+    return session && new LocalSession(session, (s) => this.lost(s), this.#draining);
   }
 
   /** Places a session just initialized here: the record is stored first (and claimed in a cluster), then the session is held. */
   async create(record: SessionRecord): Promise<Session> {
-    if (this.#draining) throw new ContinuityError('server-draining');
+    if (this.#drain.active) throw new ContinuityError('server-draining');
     this.#admit();
     const { store, cluster } = this.#options;
     await store.sessions.create(record);
@@ -184,27 +222,17 @@ export class Placement {
   }
 
   get draining(): boolean {
-    return this.#draining;
+    return this.#drain.active;
   }
 
-  /**
-   * A graceful stop: from now on no session is created, rebuilt or taken over here; idle
-   * sessions are let go at once (in a cluster their leases are released, so another
-   * replica takes each on its next request); a session with calls in flight is let go as
-   * soon as they are answered. Resolves when none is left or `drainMs` passed; then
-   * {@link close} leaves the rest (their calls are answered `request-abandoned` by
-   * whoever rebuilds the session).
-   */
-  async drain(drainMs: number): Promise<void> {
-    this.#draining = true;
-    const { onError } = this.#options;
-    const deadline = Date.now() + drainMs;
-    // Checked every 20 ms rather than hooked into every answer: a drain is rare and short.
-    for (;;) {
-      for (const s of [...this.#sessions.values()]) if (s.idle) void s.shutdown().catch(onError);
-      if (this.#sessions.size === 0 || Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(20, Math.max(1, deadline - Date.now()))));
-    }
+  /** A graceful stop (see {@link Drain}); then {@link close} leaves the rest. True when nothing was left. */
+  drain(drainMs: number): Promise<boolean> {
+    return this.#drain.run(drainMs, () => [...this.#sessions.values()], this.#options.onError);
+  }
+
+  /** Is anything running here that closing now would cut: a call in flight, a request being placed? */
+  get busy(): boolean {
+    return this.#drain.busy(this.#sessions.values());
   }
 
   /** Leaves every session: durable or shared ones stay in the store for the next process, others end. */
@@ -229,8 +257,8 @@ export class Placement {
     const { id } = record;
     await cluster.ready();
     // While draining, a session owned by another replica is served as usual; a free one is left for the others.
-    const lease = this.#draining ? await cluster.ownership.current(id) : await cluster.claim(id);
-    if (this.#draining && (!lease || lease.owner === cluster.replicaId)) throw new ContinuityError('server-draining');
+    const lease = this.#drain.active ? await cluster.ownership.current(id) : await cluster.claim(id);
+    if (this.#drain.active && (!lease || lease.owner === cluster.replicaId)) throw new ContinuityError('server-draining');
     if (!lease) return undefined;
     if (lease.owner === cluster.replicaId) {
       if (await this.#expireIdle(record)) {
@@ -279,7 +307,7 @@ export class Placement {
 
   /** A session this process does not hold, rebuilt from the store; undefined if unknown. */
   #rehydrate(id: string, fence: number | undefined): Promise<Session | undefined> {
-    if (this.#draining) return Promise.reject(new ContinuityError('server-draining'));
+    if (this.#drain.active) return Promise.reject(new ContinuityError('server-draining'));
     let pending = this.#rehydrating.get(id);
     if (!pending) {
       pending = this.#rebuild(id, fence).finally(() => this.#rehydrating.delete(id));
