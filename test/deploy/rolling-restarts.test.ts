@@ -13,8 +13,8 @@
  *
  * A soak (about 4 min for both variants): `npm run soak` runs it; `npm test` skips it, loudly.
  * In one full-suite run beside the rest of the tests, the recipe's variant saw nginx answer
- * 502 to about 1,100 calls in a row of one session (never forwarded, so nothing ran twice, but
- * the calls failed), which five runs alone, two of them under added CPU load, did not show;
+ * 502 to about 1,100 calls of one session (its error log was not kept then; the failure
+ * message now carries it), which five runs alone, two of them under added CPU load, did not show;
  * it stays out of CI until that is understood.
  */
 import { after, before, describe, it } from 'node:test';
