@@ -1,5 +1,5 @@
 /**
- * The lifecycle harness (issue 33): seeded schedules of SIGTERM, kill -9, SIGSTOP past the
+ * The lifecycle harness: seeded schedules of SIGTERM, kill -9, SIGSTOP past the
  * lease, replacements, TCP cuts and pub/sub kills against real `serve` clusters behind
  * nginx or the round-robin proxy, with our client and the SDK's, every history checked.
  * Needs the build (`npx tsc -p tsconfig.json`): the replicas run dist/cli/main.js.

@@ -1,5 +1,5 @@
 /**
- * A checkpoint belongs to one server and one principal (issue 34). Restored against another
+ * A checkpoint belongs to one server and one principal. Restored against another
  * URL or principal it is refused (`checkpoint-mismatch`); restored against a server that does
  * not know its session (another server at the same address, or one that lost its sessions)
  * the SDK `Client` sees that server's own initialize answer, never the file's; an edited

@@ -1,5 +1,5 @@
 /**
- * A checkpoint that cannot be used fails `connect` (issue 34): a truncated, oversized or
+ * A checkpoint that cannot be used fails `connect`: a truncated, oversized or
  * invalid file makes the SDK `Client`'s connect reject with a typed `CheckpointError`,
  * carrying the calls in flight that could still be read, and the file stays byte for byte
  * as it was until the application clears it. Reading is bounded whatever `maxBytes` says.

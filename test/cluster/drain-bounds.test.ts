@@ -1,5 +1,5 @@
 /**
- * Issue 33, scenes 4 and 5, with real `serve` processes on a real (private) Redis:
+ * The drain and takeover bounds, with real `serve` processes on a real (private) Redis:
  * - a drain's bound holds whatever the store does: with Redis paused (`CLIENT PAUSE`) the
  *   replica exits within its `--drain-ms` plus one second (the acceptance's own bound);
  * - requests that meet a takeover in progress (two replicas racing to take over a session

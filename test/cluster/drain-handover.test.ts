@@ -1,5 +1,5 @@
 /**
- * Issue 33, scene 1 in small: a draining owner finishes the call it runs, takes no new call
+ * A rolling restart in small: a draining owner finishes the call it runs, takes no new call
  * for its session (503 `server-draining`, retried by the client), lets the session go as
  * soon as that call is answered, and exits well within its window; the client's next call
  * is taken over by the other replica: the same session, its lasting state kept, never a

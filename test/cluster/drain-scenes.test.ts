@@ -1,5 +1,5 @@
 /**
- * Issue 33, scenes 5 and 6, in one process: a drain's outcome is reported as it went, a call
+ * The drain and the takeover in one process: a drain's outcome is reported as it went, a call
  * sent to a draining owner is refused before it runs (503 `server-draining`, retryable), a
  * request a draining replica is placing when its window ends is answered, never cut, and a
  * request that meets a takeover in progress is answered within one lease.

@@ -1,5 +1,5 @@
 /**
- * Issue 33, scene 1: many rolling restarts behind real nginx while clients call back to
+ * A rolling restart, many times over: rolling restarts behind real nginx while clients call back to
  * back. Three `serve` replicas on Redis (`leaseMs=1000`, `--drain-ms 6000`) each get
  * SIGTERM in turn, with SIGKILL after an 8 s grace as an orchestrator would, and come back
  * on the same port. Three sessions (their log level set to `error`, so a session that was

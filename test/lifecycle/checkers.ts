@@ -1,5 +1,5 @@
 /**
- * The five checkers of issue 33, pure functions of a recorded history:
+ * The five checkers of the lifecycle harness, pure functions of a recorded history:
  *
  * 1. divergence: every tally log a client delivered is in the log (seq 1…steps, in order,
  *    once; all of them when the call succeeded), or the client was told;

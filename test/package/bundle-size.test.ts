@@ -10,7 +10,7 @@ import { TRANSPORT_ENTRY, bundleSize } from '../../scripts/bundle-size.js';
 
 const BEFORE_GZIPPED = 17_000;
 /**
- * What the checks of a restored checkpoint add (issue 34), measured at +738 bytes gzipped:
+ * What the checks of a restored checkpoint add, measured at +738 bytes gzipped:
  * the server and principal it is bound to, the ping that asks the server whether it knows
  * the session, the validation of what a custom store loads. They run in browsers too (a
  * browser app may keep its checkpoint in a store of its own), so they are not left out.
