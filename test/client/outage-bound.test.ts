@@ -29,11 +29,9 @@ async function connect(front: OutageFront, reconnect?: ReconnectOptions, fetchVi
   return client;
 }
 
-/** The call fails, typed, as never sent; the counting tool never ran it. */
-async function failsUnsent(client: Client, run: number, code: string): Promise<ContinuityError> {
-  // No SDK timeout: the transport's bound must end the call (a deadlock guard only).
-  const call = client.callTool({ name: 'count', arguments: { run, tag: 'x' } }, undefined, { timeout: 600_000 });
-  const error = await within(
+/** The error a call fails with during an outage (the 60 s bound is a deadlock guard only). */
+function callFailure(call: Promise<unknown>): Promise<unknown> {
+  return within(
     call.then(
       () => assert.fail('the call completed during the outage'),
       (e: unknown) => e,
@@ -41,6 +39,13 @@ async function failsUnsent(client: Client, run: number, code: string): Promise<C
     'the call to fail',
     60_000,
   );
+}
+
+/** The call fails, typed, as never sent; the counting tool never ran it. */
+async function failsUnsent(client: Client, run: number, code: string): Promise<ContinuityError> {
+  // No SDK timeout: the transport's bound must end the call (a deadlock guard only).
+  const call = client.callTool({ name: 'count', arguments: { run, tag: 'x' } }, undefined, { timeout: 600_000 });
+  const error = await callFailure(call);
   assert.ok(error instanceof ContinuityError, `typed: ${String(error)}`);
   assert.equal(error.code, code);
   assert.equal(error.retryable, true, 'never sent: it may be sent again');
@@ -112,14 +117,7 @@ describe('reconnect.maxOutageMs', () => {
     await waitFor(() => endpoint.ran(4, 'x') === 1 && answered, 'the call to be running, its stream open');
     // The deploy window begins with the stream cut: every resume is refused.
     await front.refuse(true);
-    const error = await within(
-      call.then(
-        () => assert.fail('the call completed during the outage'),
-        (e: unknown) => e,
-      ),
-      'the call to fail',
-      60_000,
-    );
+    const error = await callFailure(call);
     // Failed on its stream, the error reaches the SDK as a JSON-RPC error whose reason is the code.
     const code = error instanceof ContinuityError ? error.code : (error as { data?: { reason?: unknown } }).data?.reason;
     assert.equal(code, 'stream-lost', String(error));

@@ -11,12 +11,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContinuityClientTransport } from '../../src/client/index.js';
-import { redisStore } from '../../src/store/redis/index.js';
-import type { Store } from '../../src/store/types.js';
-import { nginxOrSkip, recipe, startNginx, type Nginx } from '../helpers/nginx.js';
+import { nginxOrSkip, recipe } from '../helpers/nginx.js';
 import { freePort } from '../helpers/processes.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';
+import { startNginxCluster, stopNginxCluster, type NginxCluster } from '../helpers/nginx-cluster.js';
 import { waitFor, within } from '../helpers/wait.js';
 
 const DOCS = readFileSync(fileURLToPath(new URL('../../docs/deploy.md', import.meta.url)), 'utf8');
@@ -55,34 +53,11 @@ function nginxConf(ports: readonly number[]): string {
 }
 
 describe('rolling restart behind nginx: three replicas on Redis, SIGTERM one by one', () => {
-  let ready = false;
-  let redis: RedisServer;
-  let spec: string;
-  let store: Store;
-  let nginx: Nginx;
-  const ports: number[] = [];
-  const replicas: Replica[] = [];
-  /** Replica arguments: its own port, and nginx's address allowed as the public name. */
-  let args: (port: number) => string[];
-
+  let cluster: NginxCluster | undefined;
   before(async () => {
-    if (!nginxOrSkip('the rolling restart behind nginx')) return;
-    redis = await startRedis();
-    spec = `${redis.url}?leaseMs=1000`;
-    const front = await freePort();
-    for (let i = 0; i < 3; i++) ports.push(await freePort());
-    args = (port) => ['--port', String(port), '--allowed-hosts', `127.0.0.1:${front}`];
-    replicas.push(...(await Promise.all(ports.map((p) => startReplica(spec, args(p))))));
-    nginx = await startNginx(nginxConf(ports), front);
-    store = await redisStore({ url: spec });
-    ready = true;
+    if (nginxOrSkip('the rolling restart behind nginx')) cluster = await startNginxCluster(nginxConf);
   });
-  after(async () => {
-    await nginx?.stop();
-    await Promise.all(replicas.map((r) => r.kill('SIGKILL')));
-    await store?.close().catch(() => {});
-    await redis?.stop();
-  });
+  after(() => stopNginxCluster(cluster));
 
   /**
    * `in place`: the replica comes back on its own address once it has exited (systemd, or a
@@ -93,7 +68,8 @@ describe('rolling restart behind nginx: three replicas on Redis, SIGTERM one by 
    */
   for (const mode of ['in place', 'reload'] as const)
     it(`${mode}: every call completes exactly, in the same session, while each replica is restarted in turn`, { timeout: 240_000 }, async (t) => {
-      if (!ready) return t.skip('nginx missing');
+      if (!cluster) return t.skip('nginx missing');
+      const { nginx, store, replicas, ports, spec, args } = cluster;
       // Sessions until each replica owns one, so every restart drains a session's owner.
       // nginx places requests round robin and a connect is three of them (initialize,
       // initialized, the standalone GET): one refused request in between moves the next

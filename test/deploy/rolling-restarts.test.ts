@@ -23,12 +23,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContinuityClientTransport } from '../../src/client/index.js';
-import { redisStore } from '../../src/store/redis/index.js';
-import type { Store } from '../../src/store/types.js';
-import { nginxOrSkip, recipe, startNginx, type Nginx } from '../helpers/nginx.js';
-import { freePort } from '../helpers/processes.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { nginxOrSkip, recipe } from '../helpers/nginx.js';
 import { startReplica, type Replica } from '../helpers/replicas.js';
+import { startNginxCluster, stopNginxCluster, type NginxCluster } from '../helpers/nginx-cluster.js';
 import { waitFor, within } from '../helpers/wait.js';
 import { lastingProbe, type LastingProbe } from '../integration/lasting-probe.js';
 
@@ -91,36 +88,16 @@ async function callBackToBack(c: Caller): Promise<void> {
 
 for (const variant of ['docs', 'no max_fails'] as const) {
   describe(`${RESTARTS} rolling restarts behind nginx (${variant}), calls back to back`, { skip: SOAK ? false : 'a soak: npm run soak' }, () => {
-    let ready = false;
-    let redis: RedisServer;
-    let spec: string;
-    let store: Store;
-    let nginx: Nginx;
-    const ports: number[] = [];
-    const replicas: Replica[] = [];
-    let args: (port: number) => string[];
-
+    let cluster: NginxCluster | undefined;
     before(async () => {
-      if (!nginxOrSkip('the rolling restarts behind nginx')) return;
-      redis = await startRedis();
-      spec = `${redis.url}?leaseMs=1000`;
-      const front = await freePort();
-      for (let i = 0; i < 3; i++) ports.push(await freePort());
-      args = (port) => ['--port', String(port), '--allowed-hosts', `127.0.0.1:${front}`, '--drain-ms', String(DRAIN_MS)];
-      replicas.push(...(await Promise.all(ports.map((p) => startReplica(spec, args(p))))));
-      nginx = await startNginx(nginxConf(ports, variant), front);
-      store = await redisStore({ url: spec });
-      ready = true;
+      if (nginxOrSkip('the rolling restarts behind nginx'))
+        cluster = await startNginxCluster((ports) => nginxConf(ports, variant), ['--drain-ms', String(DRAIN_MS)]);
     });
-    after(async () => {
-      await nginx?.stop();
-      await Promise.all(replicas.map((r) => r.kill('SIGKILL')));
-      await store?.close().catch(() => {});
-      await redis?.stop();
-    });
+    after(() => stopNginxCluster(cluster));
 
     it('no session lost, no call abandoned, no replica killed', { timeout: 60_000 + RESTARTS * 30_000 }, async (t) => {
-      if (!ready) return t.skip('nginx missing');
+      if (!cluster) return t.skip('nginx missing');
+      const { nginx, store, replicas, ports, spec, args } = cluster;
       const callers: Caller[] = [];
       t.after(async () => {
         for (const c of callers) c.stop = true;
