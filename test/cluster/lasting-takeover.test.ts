@@ -41,16 +41,23 @@ describe('lasting session state across a takeover (Redis, owner killed)', () => 
 
   for (const kind of ['ours', 'sdk'] as const) {
     it(`${kind} client transport: no info log after setLevel(error), and the subscribed update arrives`, async (t) => {
+      // What the client lived through, for the failure message: a lost update names its cause.
+      const seen: string[] = [];
       const transport: Transport =
         kind === 'sdk'
           ? new StreamableHTTPClientTransport(proxy.url, {
               reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 100 },
             })
-          : new ContinuityClientTransport(proxy.url, { reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+          : new ContinuityClientTransport(proxy.url, {
+              reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+              onReconnect: (e) => seen.push(`reconnect ${e.stream} ${e.outcome} attempt ${e.attempt} after ${e.ms} ms`),
+              onDivergence: (r) => seen.push(`divergence ${JSON.stringify(r)}`),
+            });
       // Every replica alive, and the initialize goes to replica 0, which then owns the session.
       for (const [i, r] of replicas.entries()) if (!r.alive) replicas[i] = await startReplica(spec);
       proxy.setUpstreams(replicas.map((r) => r.url));
       const client = new Client({ name: `takeover-${kind}`, version: '1.0.0' });
+      client.onerror = (error) => seen.push(`onerror ${(error as { code?: string }).code ?? ''} ${error.message}`);
       const probe = lastingProbe(client);
       proxy.rotateTo(0);
       await client.connect(transport);
@@ -65,7 +72,16 @@ describe('lasting session state across a takeover (Redis, owner killed)', () => 
       // earlier gets a 503 to retry): whoever it reaches takes the session over and rebuilds it.
       await waitFor(async () => (await store.ownership.current(session)) === undefined, "the dead owner's lease to lapse");
 
-      await probe.holds('after the takeover');
+      try {
+        await probe.holds('after the takeover');
+      } catch (error) {
+        const owners = await store.ownership.current(session).catch(() => undefined);
+        const logs = replicas.map((r, i) => `replica ${i} (${r.alive ? 'alive' : 'dead'}): ${r.stderr.slice(-10).join(' | ')}`);
+        throw new Error(
+          `${(error as Error).message}\nsession ${session}, now ${String(transport.sessionId)}, owner ${JSON.stringify(owners)}, requests per upstream ${JSON.stringify(proxy.counts)}\n` +
+            `${seen.join('\n')}\n${logs.join('\n')}`,
+        );
+      }
       assert.equal(transport.sessionId, session, 'the same session');
       const now = (await store.ownership.current(session))?.owner;
       assert.ok(now !== undefined && now !== owner, 'another replica owns it now');

@@ -83,7 +83,10 @@ describe('idle expiry in a cluster (Redis)', { skip: !available }, () => {
     for (let i = 0; i < 10; i++) abandoned.push((await initialize(resting.url)).sessionId);
     await expiring.stop();
     await resting.stop();
-    assert.equal(await indexSize(), baseline + 20, 'one index member per abandoned session');
+    // One member per abandoned session; a sweep that ran meanwhile (a slow machine) may already
+    // have pruned some of the first ten, whose keys Redis expires after 300 ms, never the rest.
+    const held = (await indexSize()) - baseline;
+    assert.ok(held >= 10 && held <= 20, `one index member per abandoned session, less any already expired: ${held}`);
     await waitFor(async () => (await redis.exists(abandoned.slice(0, 10).map((id) => `${prefix}{${id}}:rec`))) === 0, 'Redis to expire the first ten');
     // A replica whose clock says the abandoned sessions are idle past the limit, with live sessions of its own.
     const live = await replica('live', { shift: IDLE_MS * 4 });
