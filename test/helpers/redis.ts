@@ -17,9 +17,44 @@ import { waitFor } from './wait.js';
 
 export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** A random key prefix, so tests on the shared server never see each other's keys. */
+/** Prefixes handed out in this process: their keys on the shared server are deleted when the test file ends. */
+const handedOut = new Set<string>();
+
+/**
+ * A random key prefix, so tests on the shared server never see each other's keys. Under
+ * the test runner, whatever was written under it on the shared server is deleted once the
+ * file's tests end: the suite leaves the machine's Redis as it found it.
+ */
 export function randomPrefix(tag = 't'): string {
-  return `mcpc-test:${tag}:${randomBytes(6).toString('hex')}:`;
+  const prefix = `mcpc-test:${tag}:${randomBytes(6).toString('hex')}:`;
+  handedOut.add(prefix);
+  return prefix;
+}
+
+/** Deletes every key under the prefixes handed out (SCAN, then UNLINK in batches); a server that is gone is no error. */
+async function forgetPrefixes(): Promise<void> {
+  if (handedOut.size === 0 || !(await redisAnswers())) return;
+  const { createClient } = await import('@redis/client');
+  const client = createClient({ url: SHARED_REDIS_URL });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    for (const prefix of handedOut) {
+      // The prefix is ours (hex and a tag), but glob characters are escaped all the same.
+      const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+      for await (const keys of client.scanIterator({ MATCH: match, COUNT: 1000 })) if (keys.length > 0) await client.unlink(keys);
+    }
+    handedOut.clear();
+  } finally {
+    await client.quit().catch(() => client.destroy());
+  }
+}
+
+// Only test files run under the runner (it sets NODE_TEST_CONTEXT in each file's process);
+// the harness and bench scripts that share these helpers clean up their own servers.
+if (process.env.NODE_TEST_CONTEXT !== undefined) {
+  const { after } = await import('node:test');
+  after(forgetPrefixes);
 }
 
 /** Sends one command in RESP and returns the raw reply text (first reply only), or rejects on a socket error. */
