@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './scripts/layers.js';
 
 // node:test's describe/it/test/hooks return promises that the runner itself awaits; leaving
 // them unawaited at the top level is how the API is meant to be used.
@@ -8,6 +9,49 @@ const NODE_TEST_CALLS = ['describe', 'it', 'test', 'suite', 'before', 'after', '
   package: 'node:test',
   name,
 }));
+
+// The layers of src/ (docs/architecture.md draws them). Each unit is a folder; a deeper entry wins,
+// so src/server/stream is its own unit and the rest of src/server is the endpoint. `may`: the units
+// it imports freely. `entry`: the units it takes only through their public entry points, the modules
+// package.json "exports" publishes. Anything else is refused, a folder missing from the table too.
+// src/platform is reached only through the package.json "imports" aliases (#crypto, #turn).
+const BELOW_SERVER = ['protocol', 'telemetry', 'store'];
+const LAYERS = {
+  protocol: { may: [] },
+  platform: { may: [] },
+  telemetry: { may: ['protocol'] },
+  store: { may: ['protocol'] },
+  client: { may: ['protocol', 'telemetry'] },
+  'server/stream': { may: BELOW_SERVER },
+  'server/upgrade': { may: [...BELOW_SERVER, 'server/stream'] },
+  'server/session': { may: [...BELOW_SERVER, 'server/upgrade', 'server/stream'] },
+  'server/cluster': { may: [...BELOW_SERVER, 'server/session', 'server/upgrade', 'server/stream'] },
+  server: { may: [...BELOW_SERVER, 'server/cluster', 'server/session', 'server/upgrade', 'server/stream'] },
+  // Adapters: they serve an endpoint on a host, as a user of the package would.
+  node: { may: [], entry: ['protocol', 'server'] },
+  frameworks: { may: [], entry: ['protocol', 'server', 'node'] },
+  chaos: { may: [] },
+  example: { may: [] },
+  // The command line is the program on top: any folder, but the server only through its endpoint.
+  cli: { may: ['protocol', 'telemetry', 'store', 'client', 'server', 'node', 'chaos', 'example'] },
+};
+
+// Imports against the table that stay until their modules move: internals of server/stream that
+// the node adapters need and the server's index does not publish, and fastify's use of the node
+// adapter's request identity.
+export const LAYER_EXCEPTIONS = {
+  'src/node/adapter.ts': ['src/server/stream/http.ts'],
+  'src/node/websocket.ts': ['src/server/stream/http.ts', 'src/server/stream/event-sink.ts'],
+  'src/node/response.ts': ['src/server/stream/sse-sink.ts'],
+  'src/frameworks/fastify.ts': ['src/server/stream/http.ts', 'src/node/identity.ts'],
+};
+
+const NO_EXPORT_ALL = { selector: 'ExportAllDeclaration', message: 'Name the exports (no export *).' };
+// no-restricted-imports does not see import(): below the command line, a relative one would slip past the layers.
+const NO_RELATIVE_IMPORT_CALL = {
+  selector: 'ImportExpression[source.value=/^\\./]',
+  message: 'Import statically, so the layer rule sees it. See docs/architecture.md.',
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.conformance/', 'bench/results/'] },
@@ -34,8 +78,14 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: {
       // A public surface is what the index files name, one by one: `export *` would publish every helper a module adds.
-      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'Name the exports (no export *).' }],
+      'no-restricted-syntax': ['error', NO_EXPORT_ALL, NO_RELATIVE_IMPORT_CALL],
     },
+  },
+  ...layerRules(import.meta.dirname, LAYERS, LAYER_EXCEPTIONS),
+  {
+    // serve loads the modern reference server only when its optional SDK is installed.
+    files: ['src/cli/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_EXPORT_ALL] },
   },
   {
     files: ['test/**/*.ts'],

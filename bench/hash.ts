@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/hash.ts [rounds]`: the content-hash candidates (issue 26), per hash
+ * `node --import tsx bench/hash.ts [rounds]`: the content-hash candidates, per hash
  * of one buffer at 4 KiB and 64 KiB, natively and as WebAssembly, in one process and in
  * interleaved rounds (the machine is shared: a candidate measured alone at a quiet moment would
  * look better than one measured beside a build). Each cell prints the median µs per hash with

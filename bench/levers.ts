@@ -1,9 +1,9 @@
 /**
- * The section of docs/performance.md on issue 26's levers: what each was measured at, A/B in
+ * The section of docs/performance.md on the performance levers: what each was measured at, A/B in
  * one run, and what was decided. Hand-written from side runs (bench/hash.ts, bench/perf-ab.ts,
  * CPU profiles of bench/cell.ts), not from the results file, so `bench/docs.ts` keeps it as is.
  */
-export const LEVERS = `## The levers of issue 26, measured
+export const LEVERS = `## The levers, measured
 
 Each lever was measured before anything was decided; the commands are in the rows. The
 machine was shared with five other engineers' builds and tests throughout (load average
@@ -98,10 +98,10 @@ clearly wasteful enough to change beside the concurrent refactoring of \`src/ser
 and the Node adapter; the next step is a Node fast path that hands the adapter's body and
 signal to the endpoint without a web \`Request\`.
 
-### 4. Where a large event's extra cost goes: memory the log retains (this round)
+### 4. Where a large event's extra cost goes: memory the log retains
 
 Measured on a quiet machine (load average 1–2; the bench itself on both cores), with each
-round now also reporting the server's kernel CPU and its minor page faults per event
+round also reporting the server's kernel CPU and its minor page faults per event
 (\`bench/cell.ts\`, 5 rounds, medians):
 
 | command | SDK v1: events/s · CPU µs/event (kernel · faults) | memory store: events/s · CPU µs/event (kernel · faults) |
@@ -169,7 +169,7 @@ Decisions:
 - **Where the resumption window can be shorter, a smaller \`maxTotalBytes\` is the lever**
   (\`memoryStore({ maxTotalBytes })\`), measured above: at 64 KiB with 32 sessions, 0.89×
   the SDK's events/s instead of 0.66×.
-- The 64 KiB and many-session goals of issue 26 are not met (the targets table above). At
+- The 64 KiB and many-session targets are not met (the targets table above). At
   64 KiB the SDK's own serialization already bounds every server on it (the protocol
   ceiling, under "Reading the numbers"). We add the SHA-256 of the payload, and the memory
   that keeps it resumable.
@@ -199,14 +199,14 @@ At this load the control moved as much as B did (up to ±30% in events/s), so th
 can neither show nor rule out the few-µs effect of the copy; the CPU per event, the steadier
 of the two measures, stays within the control's spread in every cell.
 
-### The Node adapter's abort signal, and this round's code against the last round's
+### The Node adapter's abort signal, and the code against commit 3884320
 
 The web \`Request\` the Node adapter builds no longer carries an abort signal of the
 connection: nothing in the endpoint read it, and each request paid an \`AbortController\`, a
 \`close\` listener and undici's bookkeeping for the signal it links. Measured together with
-the rest of this round (the \`process\` option, the one-port SSE sink, the client split) on
+the other changes since that commit (the \`process\` option, the one-port SSE sink, the client split) on
 a quiet machine (load average 0.0 at the start), \`node --import tsx bench/perf-ab.ts
-<checkout of 3884320> <this round> 5 memory:100:1,memory:4096:1,memory:65536:1,sqlite:4096:1,memory:4096:1000\`:
+<checkout of 3884320> <checkout with the changes> 5 memory:100:1,memory:4096:1,memory:65536:1,sqlite:4096:1,memory:4096:1000\`:
 
 | cell | A events/s | B events/s | A′ (control) events/s | B vs A | A′ vs A | A CPU µs/event | B CPU µs/event | A′ CPU µs/event | B vs A | A′ vs A |
 |---|---|---|---|---|---|---|---|---|---|---|

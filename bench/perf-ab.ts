@@ -1,6 +1,6 @@
 /**
  * `node --import tsx bench/perf-ab.ts <before-checkout> <after-checkout> [rounds] [cells]`: one
- * lever of issue 26, A/B in one run. Each store runs three servers side by side: the bench
+ * performance lever, A/B in one run. Each store runs three servers side by side: the bench
  * server of the checkout before the change (A), of the one with it (B), and a second copy
  * of A (the A-vs-A control, which shows what the machine's noise alone does). They serve the
  * same throughput cells in interleaved rounds (bench/throughput.ts rotates the order each

@@ -29,7 +29,7 @@ function maxLine(name: string, value: number | undefined, max: number, unit: str
 const SIZE: Record<number, string> = { 100: '100 B', 4096: '4 KiB', 65536: '64 KiB' };
 
 /**
- * The targets of issue 26 (docs/design.md §10): events/s against the SDK v1 transport at
+ * The performance targets (docs/design.md §10): events/s against the SDK v1 transport at
  * every size for 1 and 32 sessions, and at 1,000 sessions; 64 KiB against the protocol ceiling
  * too (the ceiling there is only 1.5–1.8× the SDK, so a ratio to the SDK alone would ask for
  * more than the protocol allows).

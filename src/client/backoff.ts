@@ -1,5 +1,5 @@
 /**
- * Reconnection delays, pure: exponential backoff with full jitter, so a fleet of clients
+ * Reconnection delays, pure: exponential backoff with equal jitter, so a fleet of clients
  * does not reconnect in lockstep after an outage, and the server's `retry:` as a floor (it
  * knows when it will be back) — never as a reason to come back sooner than backoff would:
  * a server that sends `retry: 0` still gets a backing-off client, not a flood.
@@ -79,7 +79,7 @@ export function resolveReconnect(options: ReconnectOptions | undefined): Resolve
  */
 export function reconnectDelay(options: ResolvedReconnect, attempt: number, retryMs: number | undefined, random: () => number = Math.random): number {
   const ceiling = Math.min(options.maxDelayMs, options.initialDelayMs * options.factor ** attempt);
-  // Full jitter: uniformly in [ceiling/2, ceiling], never below half the nominal delay.
+  // Equal jitter: uniformly in [ceiling/2, ceiling]. Not full jitter ([0, ceiling]): a retry never comes sooner than half the nominal delay.
   const backoff = Math.round(ceiling / 2 + random() * (ceiling / 2));
   return Math.max(Math.min(retryMs ?? 0, MAX_SERVER_RETRY_MS), backoff);
 }

@@ -9,9 +9,8 @@
  * extends.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveNode } from '../node/adapter.js';
-import type { Endpoint } from '../server/endpoint.js';
-import type { HandleContext } from '../server/options.js';
+import { serveNode } from '../node/index.js';
+import type { Endpoint, HandleContext } from '../server/index.js';
 import { parsedBodyText, principalOfAuth, type AuthInfoLike } from './body.js';
 
 /** The parts of an Express request this adapter reads. */

@@ -8,10 +8,10 @@
  * Needs no Fastify types: the plugin is typed by the few members it uses.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveNode, writeResponse } from '../node/adapter.js';
+import { serveNode, writeResponse } from '../node/index.js';
 import { contextOf } from '../node/identity.js';
-import { ContinuityError, type ErrorCode } from '../protocol/errors.js';
-import type { Endpoint } from '../server/endpoint.js';
+import { ContinuityError, type ErrorCode } from '../protocol/index.js';
+import type { Endpoint } from '../server/index.js';
 import { refusal } from '../server/stream/http.js';
 import { parsedBodyText } from './body.js';
 

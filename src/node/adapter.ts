@@ -7,10 +7,9 @@
  * refused with a coded error, and nothing here returns a promise that can reject.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ContinuityError } from '../protocol/errors.js';
-import type { Endpoint } from '../server/endpoint.js';
+import { ContinuityError } from '../protocol/index.js';
+import type { Endpoint, HandleContext } from '../server/index.js';
 import { refusal, toRefusal } from '../server/stream/http.js';
-import type { HandleContext } from '../server/options.js';
 import { toRequest } from './request.js';
 import { writeResponse } from './response.js';
 

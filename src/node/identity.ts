@@ -1,6 +1,6 @@
 /** Who sent a request: the principal and auth info a host derives from it. */
 import type { IncomingMessage } from 'node:http';
-import type { HandleContext } from '../server/options.js';
+import type { HandleContext } from '../server/index.js';
 
 /** Who sent a request, for binding sessions to principals. */
 export interface RequestIdentity {

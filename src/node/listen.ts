@@ -1,8 +1,7 @@
 /** Serve an endpoint on `node:http`. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CloseOptions, Endpoint } from '../server/endpoint.js';
-import { isLoopbackHost, loopbackGuard } from '../server/host-guard.js';
+import { isLoopbackHost, loopbackGuard, type CloseOptions, type Endpoint } from '../server/index.js';
 import { serveNode } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';
 import { upgradeHandler } from './websocket.js';

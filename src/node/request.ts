@@ -3,7 +3,7 @@
  * `Request`. Every conversion that can throw is refused with a coded error.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ContinuityError } from '../protocol/errors.js';
+import { ContinuityError } from '../protocol/index.js';
 
 /**
  * A Host header as RFC 3986 allows it: an IP literal or a registered name, then an

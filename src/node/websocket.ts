@@ -9,11 +9,9 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { ContinuityError } from '../protocol/errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, WS_SUBPROTOCOL } from '../protocol/headers.js';
-import type { Endpoint } from '../server/endpoint.js';
+import { ContinuityError, DEFAULT_MAX_FRAME_BYTES, WS_SUBPROTOCOL } from '../protocol/index.js';
+import type { Endpoint, HandleContext } from '../server/index.js';
 import type { SocketPort } from '../server/stream/event-sink.js';
-import type { HandleContext } from '../server/options.js';
 import { refusal, toRefusal } from '../server/stream/http.js';
 import { requestHeaders, requestUrl } from './adapter.js';
 import { contextOf, type RequestIdentity } from './identity.js';

@@ -1,7 +1,7 @@
 /**
  * Key and channel names of the Redis store. Every key of a session carries the hash tag
  * `{<sessionId>}`, so a session lives in one hash slot and its scripts run unchanged on
- * Redis Cluster. The layout is described in `./redis-scripts.ts` and docs/stores.md.
+ * Redis Cluster. The layout is described in `./scripts.ts` and docs/stores.md.
  */
 export class Keys {
   constructor(readonly prefix: string) {}

@@ -210,7 +210,7 @@ export class Appender {
 
   /**
    * Moves the window's low end past the oldest events while the stream breaks a retention
-   * limit (the rule of memory.ts: drop the oldest until count, bytes and the oldest event's
+   * limit (the memory store's rule, in `../memory/index.ts`: drop the oldest until count, bytes and the oldest event's
    * age all fit), reading rows oldest first.
    */
   #trim(session: string, stream: string, w: Window): void {

@@ -1,5 +1,5 @@
 /**
- * One append's events as one row of the `batches` table (schema v3, `./sqlite-schema.ts`):
+ * One append's events as one row of the `batches` table (schema v3, `./schema.ts`):
  * packing a batch into the row's columns, and reading events back out of a row.
  */
 import { byteLength } from '../rules.js';

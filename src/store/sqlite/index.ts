@@ -6,8 +6,8 @@
  * `BEGIN IMMEDIATE` transaction: an append (a whole batch) and the retention it triggers
  * commit together or not at all, so after a crash every stream is still exactly
  * `firstSeq..lastSeq` with its chain intact. Appends made in one synchronous stretch share
- * one transaction (group commit, `./sqlite-append.ts`). Schema and migrations:
- * `./sqlite-schema.ts`.
+ * one transaction (group commit, `./append.ts`). Schema and migrations:
+ * `./schema.ts`.
  *
  * Page size: SQLite's default (4096), set on new files only (a file's page size is fixed
  * when it is created, and in WAL mode it cannot change). Larger pages were measured and
@@ -145,7 +145,7 @@ class SqliteEventLog implements EventLog {
     });
   }
 
-  /** Committed with the other appends of this synchronous stretch: see `./sqlite-append.ts`. */
+  /** Committed with the other appends of this synchronous stretch: see `./append.ts`. */
   async append(session: string, stream: string, events: readonly LogEvent[], fence?: number): Promise<void> {
     return this.#appender.append(session, stream, events, fence);
   }
@@ -270,6 +270,13 @@ function validate(options: SqliteStoreOptions): void {
 const SYNCHRONOUS = ['off', 'normal', 'full', 'extra'] as const;
 const connections = new WeakMap<Store, { db: Db; path: string }>();
 
+/** Bun or Deno, where better-sqlite3 (a Node addon built on nan) cannot load; undefined on Node. */
+function otherRuntime(): string | undefined {
+  if ('Bun' in globalThis) return 'Bun';
+  if ('Deno' in globalThis) return 'Deno';
+  return undefined;
+}
+
 /**
  * A store in a SQLite file: durable across process restarts (and, with
  * `durability: 'full'`, across power loss). Opening creates the file and its schema, or
@@ -292,13 +299,6 @@ const connections = new WeakMap<Store, { db: Db; path: string }>();
  *   the file cannot be opened, is not an mcp-continuity store, or has a newer schema;
  *   `ContinuityError` `store-locked` when another live process has the file open.
  */
-/** Bun or Deno, where better-sqlite3 (a Node addon built on nan) cannot load; undefined on Node. */
-function otherRuntime(): string | undefined {
-  if ('Bun' in globalThis) return 'Bun';
-  if ('Deno' in globalThis) return 'Deno';
-  return undefined;
-}
-
 export function sqliteStore(options: SqliteStoreOptions): Store {
   validate(options);
   const retention = resolveRetention(options.retention);

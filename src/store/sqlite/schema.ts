@@ -87,7 +87,7 @@ CREATE TABLE events (
  * Version 2.
  *
  * process_lock: at most one row (id 1), the process that has the file open: a SQLite file
- *   serves one process (see ./sqlite-lock.ts).
+ *   serves one process (see ./lock.ts).
  */
 const V2 = `
 CREATE TABLE process_lock (

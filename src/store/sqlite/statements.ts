@@ -1,6 +1,6 @@
 /**
  * The SQLite store's prepared statements and its connection wrapper (failures mapped to
- * `store-unavailable`): the SQL side of `sqlite.ts`.
+ * `store-unavailable`): the SQL side of the store in `./index.ts`.
  */
 import { isSqliteError } from './driver.js';
 // The statements' types live in this namespace; naming it lets their declarations be emitted.
@@ -108,7 +108,7 @@ function prepare(db: Db): Statements {
     trimBatches: db.prepare<[string, string, number]>('DELETE FROM batches WHERE session = ? AND stream = ? AND last_seq < ?'),
     deleteStreamBatches: db.prepare<[string, string]>('DELETE FROM batches WHERE session = ? AND stream = ?'),
     deleteSessionBatches: db.prepare<[string]>('DELETE FROM batches WHERE session = ?'),
-    // The store's budget (see ./sqlite-budget.ts): ids grow with each insert, so the lowest is the oldest batch.
+    // The store's budget (see ./budget.ts): ids grow with each insert, so the lowest is the oldest batch.
     sumBytes: db.prepare<[], number>('SELECT coalesce(sum(bytes), 0) FROM streams').pluck(),
     oldestBatches: db.prepare<[number], OldestBatchRow>(
       'SELECT id, session, stream, first_seq, last_seq, bytes, ats, sizes, chains FROM batches ORDER BY id LIMIT ?',
