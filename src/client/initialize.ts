@@ -31,19 +31,21 @@ export interface InitializeHost {
 let counter = 0;
 
 export async function initializeSession(host: InitializeHost, init: JsonRpcRequest | undefined, signal: AbortSignal): Promise<InitializedSession> {
-  if (!init) throw new Error('Cannot re-initialize: the initialize request of this session is unknown');
+  if (!init) throw new ContinuityError('reinitialize-failed', 'Cannot re-initialize: the initialize request of this session is unknown');
   // A string id of our own can never collide with the SDK's numeric request ids.
   const request: JsonRpcRequest = { ...init, id: `mcp-continuity/reinitialize/${++counter}` };
   const json = { [Header.Accept]: 'application/json, text/event-stream', [Header.ContentType]: 'application/json' };
   const { response, release } = await postRetrying(host, json, JSON.stringify(request), signal);
   if (!response.ok) {
     release();
-    throw new Error(`Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+    throw new ContinuityError('reinitialize-failed', `Re-initialize failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`, {
+      status: response.status,
+    });
   }
   const sessionId = response.headers.get(Header.SessionId) ?? undefined;
   const epoch = response.headers.get(Header.ReplayEpoch);
   const answer = await readAnswer(response, request.id as string, host.maxEventBytes).finally(release);
-  if (!('result' in answer)) throw new Error(`Re-initialize refused: ${JSON.stringify(answer).slice(0, 200)}`);
+  if (!('result' in answer)) throw new ContinuityError('reinitialize-failed', `Re-initialize refused: ${JSON.stringify(answer).slice(0, 200)}`);
   const protocolVersion = String(answer.result.protocolVersion);
   const headers = host.headers({ [Header.ContentType]: 'application/json', [Header.Accept]: 'application/json, text/event-stream' });
   if (sessionId !== undefined) headers.set(Header.SessionId, sessionId);

@@ -159,7 +159,11 @@ export class Poster {
       }
       case 'refused': {
         const text = rejection ?? (await response.text().catch(() => ''));
-        throw refusalError(response.status, text, () => new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`));
+        throw refusalError(
+          response.status,
+          text,
+          () => new ContinuityError('response-invalid', `HTTP ${response.status}: ${text.slice(0, 200)}`, { status: response.status }),
+        );
       }
       case 'epoch-changed':
         // This POST reached the server, so it is failed with the rest: never re-sent.

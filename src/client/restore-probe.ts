@@ -35,7 +35,14 @@ export async function sessionKnown(host: InitializeHost, checkpoint: SessionChec
     if (response.ok) return true;
     const text = (await response.text()).slice(0, 4096);
     if (response.status === 404 || namesSession(response.status, text)) return false;
-    throw refusalError(response.status, text, () => new Error(`Checking the restored session failed: HTTP ${response.status} ${text.slice(0, 200)}`));
+    throw refusalError(
+      response.status,
+      text,
+      () =>
+        new ContinuityError('response-invalid', `Checking the restored session failed: HTTP ${response.status} ${text.slice(0, 200)}`, {
+          status: response.status,
+        }),
+    );
   } finally {
     // The answer to the ping itself is of no interest.
     await response.body?.cancel().catch(() => undefined);

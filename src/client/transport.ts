@@ -166,7 +166,7 @@ export class ContinuityClientTransport implements InboundHost {
    * that is corrupt or belongs to another server or principal, leaving it in its store.
    */
   async start(): Promise<void> {
-    if (this.#started) throw new Error('ContinuityClientTransport already started');
+    if (this.#started) throw new ContinuityError('transport-started', 'ContinuityClientTransport already started');
     this.#started = true;
     if (this.#options.upgrade?.websocket === true && !this.#upgrade.supported) this.report(upgradeUnavailable());
     const restored = await readCheckpoint(this.#checkpoints, this.#binding);
@@ -181,7 +181,8 @@ export class ContinuityClientTransport implements InboundHost {
 
   async send(sent: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.#failure) throw this.#failure;
-    if (this.#closed) throw new Error('Transport closed');
+    // Coded as the backoff's own 'Transport closed' is.
+    if (this.#closed) throw new ContinuityError('endpoint-closed', 'Transport closed');
     // Given up means never sent (./give-up.ts): a cancellation stops its request before anything waits.
     await this.#poster.giveUps.send(sent, (attempts) => this.#send(sent, attempts));
   }

@@ -50,7 +50,7 @@ export function openSocket(url: URL, headers: Headers, offer: UpgradeOffer, hand
       });
     });
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return handlers.onError(new Error('Ignoring a binary WebSocket frame'));
+      if (isBinary) return handlers.onError(new ContinuityError('inbound-message-invalid', 'Ignoring a binary WebSocket frame'));
       try {
         handlers.onMessage(JSON.parse((data as Buffer).toString('utf8')) as JsonRpcMessage);
       } catch (error) {

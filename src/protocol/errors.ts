@@ -193,6 +193,30 @@ export const ERRORS = {
     message: "The store's configuration (key prefix, lease) disagrees with the running replicas'",
     retryable: false,
   },
+  'store-open-failed': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: 'The store could not be opened: its file, its driver or its server cannot be used as it is',
+    retryable: false,
+  },
+  'store-foreign': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: "The store holds another application's data, or a newer release's schema; it is refused untouched",
+    retryable: false,
+  },
+  'bus-event-dropped': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: "A change event on the store's bus was dropped: a malformed one received is ignored, one too large to send is delivered on this replica only",
+    retryable: false,
+  },
+  'restart-failed': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: "The probe's --restart-cmd failed, or the server did not answer again in time after it",
+    retryable: false,
+  },
   'request-malformed': { status: 400, rpc: JsonRpcCode.ServerError, message: 'Bad Request: malformed request target or headers', retryable: false },
   'stream-complete': { status: 500, rpc: JsonRpcCode.InternalError, message: 'The stream has completed: nothing more can be sent on it', retryable: false },
 
@@ -208,6 +232,24 @@ export const ERRORS = {
     status: 502,
     rpc: JsonRpcCode.InternalError,
     message: 'The server sent an SSE event larger than the client accepts (maxEventBytes)',
+    retryable: false,
+  },
+  'inbound-message-invalid': {
+    status: 502,
+    rpc: JsonRpcCode.InternalError,
+    message: 'The server sent a message the client cannot read (a binary WebSocket frame); it was ignored',
+    retryable: false,
+  },
+  'reinitialize-failed': {
+    status: 502,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Re-initializing the session failed: the server refused the initialize request, or its initialize request is unknown',
+    retryable: false,
+  },
+  'transport-started': {
+    status: 500,
+    rpc: JsonRpcCode.InternalError,
+    message: 'The transport was started twice (the SDK Client starts it in connect())',
     retryable: false,
   },
   'divergence-limit': {

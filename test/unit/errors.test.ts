@@ -69,6 +69,13 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'divergence-limit': [502, -32002, false],
   'server-busy': [503, -32000, true],
   'response-invalid': [502, -32603, false],
+  'store-open-failed': [500, -32603, false],
+  'store-foreign': [500, -32603, false],
+  'bus-event-dropped': [500, -32603, false],
+  'restart-failed': [500, -32603, false],
+  'inbound-message-invalid': [502, -32603, false],
+  'reinitialize-failed': [502, -32000, false],
+  'transport-started': [500, -32603, false],
 };
 
 /** An object shaped like a ContinuityError made by a second copy of the module (dual package, bundle). */

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ContinuityClientTransport, type DivergenceReport } from '../../client/index.js';
+import { ContinuityError } from '../../protocol/errors.js';
 
 /** What one client saw during one scenario. */
 export interface Observation {
@@ -44,7 +45,7 @@ export class ServerProcess {
     this.child = child;
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`the demo server exited with ${code}`)));
+      child.once('exit', (code) => reject(new ContinuityError('internal-error', `the demo server exited with ${code}`)));
     });
     return new URL(line.trim());
   }

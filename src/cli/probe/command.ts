@@ -10,6 +10,7 @@ import { probeSecrets, runProbe } from './run.js';
 import { redactText } from './redact.js';
 import { customTool } from './session.js';
 import { ProbeUnreachable } from './wire.js';
+import { ContinuityError } from '../../protocol/errors.js';
 
 function parseUrl(text: string, flag: string): URL {
   let url: URL;
@@ -26,12 +27,14 @@ function parseUrl(text: string, flag: string): URL {
 function checkWritable(file: string | undefined, flag: string): void {
   if (file === undefined) return;
   const dir = dirname(resolve(file));
+  let usable = false;
   try {
-    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
-    accessSync(dir, constants.W_OK);
+    usable = statSync(dir).isDirectory();
+    if (usable) accessSync(dir, constants.W_OK);
   } catch {
-    throw new UsageError(`${flag} ${file}: directory ${dir} does not exist or is not writable`, 'probe');
+    usable = false;
   }
+  if (!usable) throw new UsageError(`${flag} ${file}: directory ${dir} does not exist or is not writable`, 'probe');
 }
 
 /** Runs the probe; resolves to the exit code of the overall verdict (see `EXIT_CODES`). */
@@ -100,7 +103,8 @@ export async function probe(argv: string[]): Promise<number> {
     });
   } catch (error) {
     const secrets = probeSecrets({ url, headers, replicas });
-    if (error instanceof ProbeUnreachable) throw new Error(redactText(`cannot reach ${url.href}: ${error.message}; is the server running?`, secrets));
+    if (error instanceof ProbeUnreachable)
+      throw new ContinuityError('server-unreachable', redactText(`cannot reach ${url.href}: ${error.message}; is the server running?`, secrets));
     throw error;
   } finally {
     if (live) process.stderr.write('\r\x1b[2K');

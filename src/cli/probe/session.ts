@@ -3,6 +3,7 @@
  */
 import { Header } from '../../protocol/headers.js';
 import { exchange, messageOf, type Exchange, type SseEvent } from './wire.js';
+import { ContinuityError } from '../../protocol/errors.js';
 
 export const LATEST_VERSION = '2025-11-25';
 
@@ -70,7 +71,7 @@ export async function openSession(target: Target, version = LATEST_VERSION, url 
   const message = init.json ?? init.events.map(messageOf).find((m) => m !== undefined && ('result' in m || 'error' in m));
   const result = (message as { result?: { protocolVersion?: string; serverInfo?: { name?: string }; capabilities?: ProbeSession['capabilities'] } } | undefined)
     ?.result;
-  if (init.status !== 200 || !result) throw new Error(`initialize failed with ${whyNoResult(init, message)}`);
+  if (init.status !== 200 || !result) throw new ContinuityError('response-invalid', `initialize failed with ${whyNoResult(init, message)}`);
   const session: ProbeSession = {
     url,
     id: init.headers.get(Header.SessionId) ?? undefined,

@@ -8,7 +8,7 @@
  * replica is disconnected from Redis does not reach that replica's streams. The modern
  * revision has no resumption to make up for it; its clients re-list after reconnecting.
  */
-import { toError } from '../../protocol/errors.js';
+import { toError, ContinuityError } from '../../protocol/errors.js';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../types.js';
 import { RedisBus } from './bus.js';
@@ -76,7 +76,7 @@ export async function redisServerEventBus(store: Store, options: RedisServerEven
   };
   const unsubscribe = await redis.subscribeChanges(name, (message) => {
     const parsed = decode(message);
-    if (parsed === undefined) return report(new Error('redisServerEventBus: ignored a malformed change event'));
+    if (parsed === undefined) return report(new ContinuityError('bus-event-dropped', 'redisServerEventBus: ignored a malformed change event'));
     if (parsed.from !== self) deliver(parsed.event);
   });
   let closed = false;
@@ -86,7 +86,9 @@ export async function redisServerEventBus(store: Store, options: RedisServerEven
       if (closed) return;
       const message = JSON.stringify({ from: self, event });
       if (Buffer.byteLength(message) > MAX_CHANGE_EVENT_BYTES) {
-        return report(new Error(`redisServerEventBus: an event over ${MAX_CHANGE_EVENT_BYTES} bytes was delivered on this replica only`));
+        return report(
+          new ContinuityError('bus-event-dropped', `redisServerEventBus: an event over ${MAX_CHANGE_EVENT_BYTES} bytes was delivered on this replica only`),
+        );
       }
       redis.publishChange(name, message).catch(report);
     },

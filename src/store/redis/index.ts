@@ -168,9 +168,12 @@ export async function redisStore(given: RedisStoreOptions): Promise<Store> {
   } catch (error) {
     await link.close();
     if (error instanceof ContinuityError && error.code === 'store-unavailable') throw error;
-    throw new Error(`redisStore: this Redis does not support sharded pub/sub (SPUBLISH); Redis 7 or later is required: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new ContinuityError(
+      'store-open-failed',
+      `redisStore: this Redis does not support sharded pub/sub (SPUBLISH); Redis 7 or later is required: ${(error as Error).message}`,
+      undefined,
+      { cause: error },
+    );
   }
   const floors = new WriteFloors();
   const replicate =

@@ -126,7 +126,7 @@ async function connectWithin(connect: () => Promise<unknown>, destroy: () => voi
     await Promise.race([
       connect(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(() => reject(new ContinuityError('store-unavailable', `no connection within ${timeoutMs} ms`)), timeoutMs);
       }),
     ]);
   } catch (error) {

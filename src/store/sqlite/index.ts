@@ -312,13 +312,15 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const runtime = otherRuntime();
     // There the driver itself cannot load: the path is not what is wrong.
     if (runtime !== undefined)
-      throw new Error(
+      throw new ContinuityError(
+        'store-open-failed',
         `sqliteStore: better-sqlite3 does not load on ${runtime} (${(err as Error).message.split('\n')[0]}); on ${runtime} use memoryStore or redisStore, or serve from Node for SQLite`,
+        undefined,
         { cause: err },
       );
     // A missing better-sqlite3 is not about this path: its one line says how to install it.
     if (isContinuityError(err, 'dependency-missing')) throw err;
-    throw new Error(`sqliteStore: cannot open ${path}: ${(err as Error).message}`, { cause: err });
+    throw new ContinuityError('store-open-failed', `sqliteStore: cannot open ${path}: ${(err as Error).message}`, undefined, { cause: err });
   }
   let c: Connection;
   let lock: ProcessLock | undefined;
@@ -329,7 +331,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     if (version === 0) db.pragma(`page_size = ${PAGE_SIZE}`);
     if (!memory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal') throw new Error(`could not switch to WAL journal mode (got ${String(mode)})`);
+      if (mode !== 'wal') throw new ContinuityError('store-open-failed', `could not switch to WAL journal mode (got ${String(mode)})`);
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     }
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -350,9 +352,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   } catch (err) {
     lock?.release();
     db.close();
-    if (err instanceof ContinuityError) throw err;
+    // Refusals of the file itself keep their code and are prefixed like any other failure to open.
+    const code = err instanceof ContinuityError ? err.code : 'store-open-failed';
+    if (code !== 'store-open-failed' && code !== 'store-foreign') throw err;
     const message = (err as Error).message;
-    throw new Error(message.startsWith(path) ? `sqliteStore: ${message}` : `sqliteStore: cannot open ${path}: ${message}`, { cause: err });
+    throw new ContinuityError(code, message.startsWith(path) ? `sqliteStore: ${message}` : `sqliteStore: cannot open ${path}: ${message}`, undefined, {
+      cause: err,
+    });
   }
   const ownership = new LocalOwnership(now);
   const bus = new LocalBus();

@@ -15,6 +15,7 @@
  * settings that cannot run in a transaction.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { ContinuityError } from '../../protocol/errors.js';
 
 /** One schema step: takes a file from `version - 1` to `version`. */
 export interface Migration {
@@ -185,17 +186,18 @@ export function checkSchema(db: BetterSqlite3.Database, migrations: readonly Mig
   const version = db.pragma('user_version', { simple: true }) as number;
   const appId = db.pragma('application_id', { simple: true }) as number;
   if (appId !== 0 && appId !== APPLICATION_ID) {
-    throw new Error(`${db.name} is not an mcp-continuity store (application_id ${appId}); refusing to open it`);
+    throw new ContinuityError('store-foreign', `${db.name} is not an mcp-continuity store (application_id ${appId}); refusing to open it`);
   }
   if (version > latest) {
-    throw new Error(
+    throw new ContinuityError(
+      'store-foreign',
       `${db.name} has schema version ${version}, newer than this version of mcp-continuity knows (${latest}); ` +
         'it was written by a newer release. Upgrade mcp-continuity, or point the store at another file.',
     );
   }
   if (version === 0) {
     const objects = db.prepare("SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").pluck().get() as number;
-    if (objects > 0) throw new Error(`${db.name} is not empty and is not an mcp-continuity store; refusing to open it`);
+    if (objects > 0) throw new ContinuityError('store-foreign', `${db.name} is not empty and is not an mcp-continuity store; refusing to open it`);
   }
   return version;
 }
@@ -221,7 +223,7 @@ export function migrate(db: BetterSqlite3.Database, migrations: readonly Migrati
 
 function latestVersion(migrations: readonly Migration[]): number {
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`Migration ${i} has version ${m.version}; versions must be 1, 2, 3 … in order`);
+    if (m.version !== i + 1) throw new ContinuityError('internal-error', `Migration ${i} has version ${m.version}; versions must be 1, 2, 3 … in order`);
   });
   return migrations.length;
 }
