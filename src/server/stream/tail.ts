@@ -9,6 +9,7 @@ import { formatEventId } from '../../protocol/event-id.js';
 import type { ClusterBus, EventLog } from '../../store/types.js';
 import type { EventSink } from './event-sink.js';
 import { ReplayPages } from './replay.js';
+import { owesHead, owesPass, tailReading, tailTransition, type TailInput, type TailPhase } from './tail-phase.js';
 
 export interface TailSource {
   readonly log: EventLog;
@@ -48,33 +49,33 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
   const { priming, accepted = false } = options;
   const pages = new ReplayPages(log, sessionId, stream, replayPageSize);
   let seq = afterSeq;
-  let running = false;
-  let again = false;
-  let stopped = false;
-  /** Read the head (is the stream closed?) only at the start and after a close notice: one read per notice otherwise. */
-  let checkHead = true;
+  /** The head is owed a read from the start ('./tail-phase.ts'). */
+  let phase: TailPhase = 'idle-head';
+  /** Moves `phase` by the table; false where `input` is refused there (the phase stays). */
+  const move = (input: TailInput): boolean => {
+    const next = tailTransition(phase, input);
+    if (next !== undefined) phase = next;
+    return next !== undefined;
+  };
   const subscription: { unsubscribe?: () => Promise<void> } = {};
 
   const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
+    if (!move('stop')) return;
     sink.close();
     void subscription.unsubscribe?.().catch(() => {});
   };
 
   const pump = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
+    const wasReading = tailReading(phase);
+    // A running loop owes itself another pass instead; a stopped tail reads nothing more.
+    if (!move('wake') || wasReading) return;
     try {
       do {
-        again = false;
+        move('pass');
         for (;;) {
           await sink.drained();
           const events = await pages.next(seq);
-          if (stopped || sink.ended) return stop();
+          if (phase === 'stopped' || sink.ended) return stop();
           const first = events[0];
           if (!first) break;
           // Trimmed meanwhile: end here; the next resume is refused with 410, never given a gap.
@@ -88,36 +89,36 @@ export async function tailStream(source: TailSource, stream: string, afterSeq: n
           );
           seq = (events[events.length - 1] ?? first).seq;
         }
-        if (checkHead) {
-          checkHead = false;
+        if (owesHead(phase)) {
+          move('head-read');
           const head = await log.head(sessionId, stream);
           if (!head || (head.closed && head.lastSeq <= seq)) return stop();
-          if (head.closed) again = checkHead = true; // closed with events still to read
+          if (head.closed) move('closed-unread');
         }
-      } while (again && !stopped);
+      } while (owesPass(phase));
     } catch {
       stop();
     } finally {
-      running = false;
+      move('rest');
     }
   };
 
   const subscribe = (): Promise<() => Promise<void>> =>
     bus.subscribeAppends(sessionId, (notice) => {
       // A notice naming no stream (a reconnected bus, or the session ended): re-read, head included.
-      if (notice.stream === '') checkHead = true;
+      if (notice.stream === '') move('head-owed');
       else if (notice.stream !== stream) return;
-      if (notice.closed) checkHead = true;
+      if (notice.closed) move('head-owed');
       if (notice.lastSeq > seq || notice.closed || notice.stream === '') void pump();
     });
   const attach = (unsubscribe: () => Promise<void>): void => {
     subscription.unsubscribe = unsubscribe;
-    checkHead = true; // anything appended before the subscription, the close included
-    if (stopped) void unsubscribe().catch(() => {});
+    move('head-owed'); // anything appended before the subscription, the close included
+    if (phase === 'stopped') void unsubscribe().catch(() => {});
     else void pump();
   };
   if (accepted) void pump();
-  if (accepted) void subscribeUntil(subscribe, attach, () => stopped);
+  if (accepted) void subscribeUntil(subscribe, attach, () => phase === 'stopped');
   else attach(await subscribe());
   return stop;
 }
