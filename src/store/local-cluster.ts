@@ -111,14 +111,23 @@ export class LocalBus implements ClusterBus {
   readonly #appends = new Map<string, Set<(notice: AppendNotice) => void>>();
   readonly #inboxes = new Map<string, Set<(message: string) => void>>();
 
-  /** Synchronous publish, for stores to call right after a write. Cheap when nobody listens. */
-  notify(session: string, stream: string, lastSeq: number, closed: boolean): void {
-    const listeners = this.#appends.get(session);
-    if (listeners) fanOut(listeners, { session, stream, lastSeq, closed });
+  /** Synchronous publish, for stores to call right after an append. Cheap when nobody listens. */
+  notifyAppend(session: string, stream: string, lastSeq: number): void {
+    this.#notify({ session, stream, lastSeq, closed: false });
+  }
+
+  /** Synchronous publish, for stores to call right after a stream is closed. */
+  notifyClose(session: string, stream: string, lastSeq: number): void {
+    this.#notify({ session, stream, lastSeq, closed: true });
+  }
+
+  #notify(notice: AppendNotice): void {
+    const listeners = this.#appends.get(notice.session);
+    if (listeners) fanOut(listeners, notice);
   }
 
   async publishAppend(session: string, stream: string, lastSeq: number): Promise<void> {
-    this.notify(session, stream, lastSeq, false);
+    this.notifyAppend(session, stream, lastSeq);
   }
 
   async subscribeAppends(session: string, listener: (notice: AppendNotice) => void): Promise<Unsubscribe> {

@@ -98,14 +98,25 @@ export class Cluster {
     return held !== undefined && held.validUntil > Date.now();
   }
 
-  /** Stops renewing `session`; with `release`, frees it for the next replica at once. */
-  async let(session: string, release: boolean): Promise<void> {
+  /** Stops renewing `session`: its lease lapses on its own (see {@link release} to free it at once). */
+  let(session: string): Promise<void> {
+    this.#stopRenewing(session);
+    return Promise.resolve();
+  }
+
+  /** Stops renewing `session` and frees it for the next replica at once. */
+  async release(session: string): Promise<void> {
+    const held = this.#stopRenewing(session);
+    if (held) await this.ownership.release(session, this.replicaId, held.token);
+  }
+
+  #stopRenewing(session: string): { token: number } | undefined {
     const held = this.#held.get(session);
-    if (!held) return;
+    if (!held) return undefined;
     this.#held.delete(session);
     this.#letGo.set(session, held.token);
     if (this.#letGo.size > MAX_REMEMBERED_TOKENS) this.#letGo.delete(this.#letGo.keys().next().value as string);
-    if (release) await this.ownership.release(session, this.replicaId, held.token);
+    return held;
   }
 
   /**
@@ -200,7 +211,7 @@ export class Cluster {
     for (const { timer } of this.#watched.values()) clearInterval(timer);
     this.#watched.clear();
     for (const id of [...this.#calls.keys()]) this.#settle(id, { t: 'unknown' });
-    await Promise.all([...this.#held.keys()].map((s) => this.let(s, true).catch(() => {})));
+    await Promise.all([...this.#held.keys()].map((s) => this.release(s).catch(() => {})));
     const inbox = this.#inbox;
     this.#inbox = undefined;
     if (inbox) await (await inbox.catch(() => async () => {}))();

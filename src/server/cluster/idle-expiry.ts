@@ -51,7 +51,9 @@ export async function sweepStored(deps: SweepDeps, cutoff: number): Promise<void
     // Ours now: judge the record itself (the index may lag a write by a moment).
     const record = await store.sessions.get(id);
     if (record === undefined || record.lastActiveAt < cutoff) await dropStored(store, id);
-    await cluster.let(id, record !== undefined && record.lastActiveAt >= cutoff);
+    // Still active: free it for whoever it comes to next; dropped: nothing is left to free.
+    if (record !== undefined && record.lastActiveAt >= cutoff) await cluster.release(id);
+    else await cluster.let(id);
   }
 }
 

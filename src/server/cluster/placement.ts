@@ -81,7 +81,7 @@ export class Placement {
         this.#sessions.delete(session.sessionId);
         if (!cluster) return;
         // Awaited by close(), so a replica stopping cleanly hands its sessions over at once.
-        const release = cluster.let(session.sessionId, true).catch(() => {});
+        const release = cluster.release(session.sessionId).catch(() => {});
         this.#releasing.add(release);
         void release.finally(() => this.#releasing.delete(release));
       },
@@ -217,7 +217,7 @@ export class Placement {
    */
   async lost(session: Session): Promise<void> {
     countFencedWrite();
-    await this.#options.cluster?.let(session.sessionId, false);
+    await this.#options.cluster?.let(session.sessionId);
     await session.shutdown();
   }
 
@@ -262,7 +262,7 @@ export class Placement {
     if (!lease) return undefined;
     if (lease.owner === cluster.replicaId) {
       if (await this.#expireIdle(record)) {
-        await cluster.let(id, false);
+        await cluster.let(id);
         return undefined;
       }
       return this.#local(await this.#rehydrate(id, lease.token));

@@ -45,6 +45,16 @@ export interface RemoteDeps {
   onError: (error: Error) => void;
 }
 
+/** How {@link RemoteSession} tails a stream. */
+interface TailCall {
+  /** A GET's reader, counted against the session's bound. */
+  readonly counted: boolean;
+  /** The stream's priming event, if this client polls. */
+  readonly primingSeq?: number;
+  /** The stream answers a call the owner took: never refused. */
+  readonly accepted?: boolean;
+}
+
 export class RemoteSession implements PlacedSession {
   readonly record: SessionRecord;
   /** The replica holding the session's lease. */
@@ -80,21 +90,21 @@ export class RemoteSession implements PlacedSession {
     const head = await log.head(this.sessionId, cursor.stream);
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
     if (head?.closed) {
-      const sink = this.#sink(true);
+      const sink = this.#sink({ counted: true });
       void replayStored(this.#source, cursor.stream, after, sink).catch((error: unknown) => {
         sink.close();
         this.#deps.onError(toError(error));
       });
       return this.#response(sink);
     }
-    return this.#tail(true, cursor.stream, after, undefined);
+    return this.#tail(cursor.stream, after, { counted: true });
   }
 
   /** `GET` without `Last-Event-ID`: the owner's gate admits it and logs its priming event; the standalone stream from there. */
   async openStandalone(): Promise<Response> {
-    const reply = await this.#carry({ t: 'open', session: this.sessionId, input: 'standalone' }, false);
+    const reply = await this.#carry({ t: 'open', session: this.sessionId, input: 'standalone' }, { runs: false });
     const after = reply.after ?? 0;
-    return this.#tail(true, STANDALONE_STREAM, after, after + 1);
+    return this.#tail(STANDALONE_STREAM, after, { counted: true, primingSeq: after + 1 });
   }
 
   /** Carries a POST to the owner; its response stream comes back from the log through this replica. */
@@ -105,13 +115,13 @@ export class RemoteSession implements PlacedSession {
     });
     const carried: Carried = { t: 'post', session: this.sessionId, messages, batch, url: request.url, headers };
     if (context.authInfo !== undefined) carried.authInfo = context.authInfo;
-    const { accepted } = await this.#carry(carried, messages.some(isRequest));
+    const { accepted } = await this.#carry(carried, { runs: messages.some(isRequest) });
     return this.#answer(accepted);
   }
 
   /** Carries a DELETE to the owner. */
   async delete(): Promise<void> {
-    await this.#carry({ t: 'delete', session: this.sessionId }, false);
+    await this.#carry({ t: 'delete', session: this.sessionId }, { runs: false });
   }
 
   async handshake(): Promise<UpgradeDecision> {
@@ -125,7 +135,7 @@ export class RemoteSession implements PlacedSession {
   #answer(accepted: Accepted): Promise<Response> | Response {
     if (accepted.kind === 'accepted') return new Response(null, { status: 202 });
     if (accepted.kind === 'json') return new Response(accepted.body, { status: 200, headers: jsonHeaders(this.sessionId, this.epoch) });
-    return this.#tail(false, accepted.stream, 0, 1, true);
+    return this.#tail(accepted.stream, 0, { counted: false, primingSeq: 1, accepted: true });
   }
 
   /**
@@ -133,7 +143,7 @@ export class RemoteSession implements PlacedSession {
    * or the replica reached is not the owner) is placed again ({@link SessionMoved}); one
    * whose fate is unknown is never carried again: with requests in it, it is abandoned.
    */
-  async #carry(carried: Carried, runs: boolean): Promise<CarriedReply & { ok: true }> {
+  async #carry(carried: Carried, { runs }: { runs: boolean }): Promise<CarriedReply & { ok: true }> {
     const outcome = await this.#deps.cluster.call(this.owner, carried);
     if (outcome.t === 'undelivered') throw new SessionMoved(this.owner);
     if (outcome.t === 'unknown') {
@@ -157,7 +167,7 @@ export class RemoteSession implements PlacedSession {
   }
 
   /** A reader, counted against the session's bound for a GET (`counted`), as on the owner. */
-  #sink(counted: boolean, onEnd?: () => void): SseSink {
+  #sink({ counted, onEnd }: { counted: boolean; onEnd?: () => void }): SseSink {
     const { limits: l, keepAliveMs, readers } = this.#deps;
     const options = { ...readerBounds(l, this.#deps.process), keepAliveMs, onEnd };
     return readers.open(this.sessionId, options, counted ? l.maxReadersPerSession : undefined);
@@ -167,18 +177,18 @@ export class RemoteSession implements PlacedSession {
     return new Response(sink.body, { status: 200, headers: sseHeaders(this.sessionId, this.epoch) });
   }
 
-  /**
-   * `primingSeq`: the event that is the stream's priming event, if this client polls.
-   * `accepted`: the stream answers a call the owner took, so it is never refused.
-   */
-  async #tail(counted: boolean, stream: string, afterSeq: number, primingSeq: number | undefined, accepted = false): Promise<Response> {
+  /** Follows `stream` from the log after `afterSeq`, as a reader of this replica. */
+  async #tail(stream: string, afterSeq: number, { counted, primingSeq, accepted = false }: TailCall): Promise<Response> {
     const { cluster, retryMs } = this.#deps;
     const polling = supportsPolling(this.record.protocolVersion as ProtocolVersion);
     const priming = polling && primingSeq !== undefined ? { seq: primingSeq, ms: retryMs } : undefined;
     const ends: { stop?: () => void; unwatch?: () => void } = {};
-    const sink = this.#sink(counted, () => {
-      ends.stop?.();
-      ends.unwatch?.();
+    const sink = this.#sink({
+      counted,
+      onEnd: () => {
+        ends.stop?.();
+        ends.unwatch?.();
+      },
     });
     ends.stop = await tailStream(this.#source, stream, afterSeq, sink, { priming, accepted });
     // While this replica tails a session owned elsewhere, it watches the owner's lease: a

@@ -205,7 +205,7 @@ export class Session implements StreamHost, TransportOwner {
 
   /** `GET` without `Last-Event-ID`: the standalone stream, from what no reader has been sent yet. */
   async openStandalone(): Promise<Response> {
-    const sink = this.#streams.newSink(true);
+    const sink = this.#streams.newSink({ counted: true });
     const { standalone } = this.#streams;
     void standalone.attach(sink, standalone.deliveredSeq);
     await this.primeStandalone();
@@ -231,7 +231,7 @@ export class Session implements StreamHost, TransportOwner {
       throw new ContinuityError('replay-window-exceeded', 'The stream of this cursor was dropped by retention', { stream: cursor.stream });
     }
     const after = await checkPosition(cursor, head, async (seq) => (await log.read(this.sessionId, cursor.stream, seq - 1, 1))[0]?.chain);
-    const sink = this.#streams.newSink(true);
+    const sink = this.#streams.newSink({ counted: true });
     const live = this.#streams.live(cursor.stream);
     if (live && !live.complete) {
       void live.attach(sink, after);
@@ -246,15 +246,15 @@ export class Session implements StreamHost, TransportOwner {
    * readers and the SDK server are closed, the record and log stay.
    */
   shutdown(): Promise<void> {
-    return this.#end(false);
+    return this.#end({ forget: false });
   }
 
   /** Ends the session: readers closed, SDK server closed, record and log deleted. */
   terminate(): Promise<void> {
-    return this.#end(true);
+    return this.#end({ forget: true });
   }
 
-  async #end(forget: boolean): Promise<void> {
+  async #end({ forget }: { forget: boolean }): Promise<void> {
     if (this.#terminated) return;
     this.#terminated = true;
     this.upgrade.socket.stop();

@@ -118,7 +118,7 @@ export class SessionStreams {
   }
 
   /** A new reader's sink; a GET reader (`counted`) is bounded by maxReadersPerSession. */
-  newSink(counted = false): SseSink {
+  newSink({ counted }: { counted: boolean }): SseSink {
     const l = this.#limits;
     return this.#readers.open(
       { ...readerBounds(l, this.#host.process ?? defaultProcess), keepAliveMs: this.#keepAliveMs },

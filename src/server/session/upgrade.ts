@@ -73,7 +73,7 @@ export class SessionUpgrade implements Upgradable {
     const session = this.#session;
     session.touch();
     const token = await this.socket.offer(session, expiresInMs, () => void this.upgradeInput('timeout').catch(this.#report));
-    const sink = this.#parts.streams.newSink();
+    const sink = this.#parts.streams.newSink({ counted: false });
     const { standalone } = this.#parts.streams;
     void standalone.attach(sink, standalone.deliveredSeq);
     const offer = { jsonrpc: '2.0', method: UPGRADE_ACCEPTED, params: { token, subprotocol: WS_SUBPROTOCOL, expiresInMs } };

@@ -87,7 +87,7 @@ class MemoryEventLog implements EventLog {
     }
     this.#trim(s);
     this.#trimStore();
-    if (last) this.#bus.notify(session, stream, s.head.lastSeq, false);
+    if (last) this.#bus.notifyAppend(session, stream, s.head.lastSeq);
   }
 
   async read(session: string, stream: string, afterSeq: number, limit: number): Promise<LogEvent[]> {
@@ -121,7 +121,7 @@ class MemoryEventLog implements EventLog {
     const s = this.#stream(session, stream);
     if (!s) return;
     s.head.closed = true;
-    this.#bus.notify(session, stream, s.head.lastSeq, true);
+    this.#bus.notifyClose(session, stream, s.head.lastSeq);
   }
 
   async streams(session: string): Promise<string[]> {

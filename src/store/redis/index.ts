@@ -74,7 +74,7 @@ export type RedisStoreOptions = RedisTarget & RedisStoreCommonOptions;
 
 const DAY = 24 * 60 * 60 * 1000;
 
-function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
+function positive(name: string, value: number | undefined, fallback: number, { allowZero = false }: { allowZero?: boolean } = {}): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
     throw new RangeError(`redisStore: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got ${String(value)}`);
@@ -146,10 +146,10 @@ export async function redisStore(given: RedisStoreOptions): Promise<Store> {
   const options = resolve(given);
   validate(options);
   const retention = resolveRetention(options.retention);
-  const ttlMs = positive('sessionTtlMs', options.sessionTtlMs, DAY, true);
+  const ttlMs = positive('sessionTtlMs', options.sessionTtlMs, DAY, { allowZero: true });
   const onError = options.onError ?? (() => {});
   const commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 2_000);
-  const waitReplicas = positive('waitReplicas', options.waitReplicas, 0, true);
+  const waitReplicas = positive('waitReplicas', options.waitReplicas, 0, { allowZero: true });
   const waitTimeoutMs = positive('waitTimeoutMs', options.waitTimeoutMs, Math.min(1_000, commandTimeoutMs / 2));
   if (waitTimeoutMs >= commandTimeoutMs) {
     throw new RangeError(`redisStore: waitTimeoutMs (${waitTimeoutMs}) must be shorter than commandTimeoutMs (${commandTimeoutMs})`);

@@ -154,7 +154,7 @@ export class Appender {
         continue;
       }
       const last = q.events[q.events.length - 1];
-      if (last) this.#bus.notify(q.session, q.stream, last.seq, false);
+      if (last) this.#bus.notifyAppend(q.session, q.stream, last.seq);
       q.resolve();
     }
   }

@@ -178,7 +178,7 @@ class SqliteEventLog implements EventLog {
     const { changes } = this.#c.use((st) => st.closeStream.run(session, stream));
     if (changes > 0) {
       const head = await this.head(session, stream);
-      if (head) this.#bus.notify(session, stream, head.lastSeq, true);
+      if (head) this.#bus.notifyClose(session, stream, head.lastSeq);
     }
   }
 
