@@ -181,7 +181,6 @@ export class ContinuityClientTransport implements InboundHost {
 
   async send(sent: JsonRpcMessage, _options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.#failure) throw this.#failure;
-    // Coded as the backoff's own 'Transport closed' is.
     if (this.#closed) throw new ContinuityError('endpoint-closed', 'Transport closed');
     // Given up means never sent (./give-up.ts): a cancellation stops its request before anything waits.
     await this.#poster.giveUps.send(sent, (attempts) => this.#send(sent, attempts));

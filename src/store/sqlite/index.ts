@@ -356,9 +356,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const code = err instanceof ContinuityError ? err.code : 'store-open-failed';
     if (code !== 'store-open-failed' && code !== 'store-foreign') throw err;
     const message = (err as Error).message;
-    throw new ContinuityError(code, message.startsWith(path) ? `sqliteStore: ${message}` : `sqliteStore: cannot open ${path}: ${message}`, undefined, {
-      cause: err,
-    });
+    const text = message.startsWith(path) ? `sqliteStore: ${message}` : `sqliteStore: cannot open ${path}: ${message}`;
+    throw new ContinuityError(code, text, undefined, { cause: err });
   }
   const ownership = new LocalOwnership(now);
   const bus = new LocalBus();
