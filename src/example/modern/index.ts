@@ -19,8 +19,10 @@ import {
   inputRequired,
   inputResponse,
   type McpHttpHandler,
+  type RequestStateCodec,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
+import { modernIdentity } from '../../server/eras.js';
 import { z } from 'zod';
 import { PIXEL_PNG_BASE64, PNG_MIME_TYPE, SHORT_WAV_BASE64, WAV_MIME_TYPE } from '../media.js';
 import { registerInputRequired, type FlowState } from './input-required.js';
@@ -45,19 +47,42 @@ const STEP_DELAY_MS = 50;
 const ARG1_SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testValue1', 'testValue2'];
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
+/**
+ * Whom a `requestState` is bound to: the principal the host authenticated, where there is
+ * one; else the credential the request presented (`serve` verifies none, but a state then
+ * needs the same `Authorization` to be replayed); else nobody. `clientInfo` is not part of
+ * it: the client asserts it, so anyone replaying a state could assert the same.
+ */
+export function requestStateBinding(request: Request | undefined): string {
+  const { principal } = modernIdentity(request);
+  if (principal !== undefined) return `principal:${principal}`;
+  const authorization = request?.headers.get('authorization');
+  return authorization ? `authorization:${authorization}` : 'anonymous';
+}
+
 /** The modern leg of `serve`: `createMcpHandler` over a fresh example server per request. */
 export function createExampleHandler(options: ModernExampleOptions = {}): McpHttpHandler {
   const bus = options.bus ?? new InMemoryServerEventBus(options.onError);
-  const codec = createRequestStateCodec<FlowState>({ key: options.requestStateKey ?? randomBytes(32) });
-  return createMcpHandler(() => createModernExampleServer(bus, codec), {
-    legacy: 'reject',
-    bus,
-    ...(options.onError ? { onerror: options.onError } : {}),
-  });
+  const key = options.requestStateKey ?? randomBytes(32);
+  return createMcpHandler(
+    (context) => {
+      // One codec per request: its binding is this request's, and the codec's bind callback
+      // sees only the SDK context. The method is bound too: a state minted by tools/call is
+      // not accepted by prompts/get. The codec keeps the HMAC tag, never the raw value.
+      const binding = requestStateBinding(context.requestInfo);
+      const codec = createRequestStateCodec<FlowState>({ key, bind: (ctx) => `${ctx.mcpReq.method}\0${binding}` });
+      return createModernExampleServer(bus, codec);
+    },
+    {
+      legacy: 'reject',
+      bus,
+      ...(options.onError ? { onerror: options.onError } : {}),
+    },
+  );
 }
 
 /** A fresh modern example server (one per request under `createMcpHandler`). */
-export function createModernExampleServer(bus: ServerEventBus, codec: ReturnType<typeof createRequestStateCodec<FlowState>>): McpServer {
+export function createModernExampleServer(bus: ServerEventBus, codec: RequestStateCodec<FlowState>): McpServer {
   const server = new McpServer(
     { name: 'mcp-continuity-example', version: '1.0.0' },
     { capabilities: { logging: {} }, requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
