@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ExampleTool } from './table.js';
 
 const DIALECT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -29,16 +29,12 @@ function jsonSchema2020Input() {
 }
 
 /**
- * Registers `json_schema_2020_12_tool`, whose listed input schema carries
- * `$schema`, `$defs` and `additionalProperties: false` (conformance `json-schema-2020-12`).
+ * `json_schema_2020_12_tool`, whose listed input schema carries `$schema`, `$defs` and
+ * `additionalProperties: false` (conformance `json-schema-2020-12`).
  */
-export function registerJsonSchemaTool(server: McpServer): void {
-  server.registerTool(
-    'json_schema_2020_12_tool',
-    {
-      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, additionalProperties)',
-      inputSchema: jsonSchema2020Input(),
-    },
-    (args) => ({ content: [{ type: 'text', text: `Received: ${JSON.stringify(args)}` }] }),
-  );
-}
+export const jsonSchemaTool: ExampleTool = {
+  name: 'json_schema_2020_12_tool',
+  description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, additionalProperties)',
+  inputSchema: jsonSchema2020Input(),
+  run: (args) => ({ content: [{ type: 'text', text: `Received: ${JSON.stringify(args)}` }] }),
+};
