@@ -203,7 +203,7 @@ export const ERRORS = {
     rpc: JsonRpcCode.ServerError,
     message: 'Too many subscriptions/listen streams open: close one first',
     retryable: true,
-    data: "`scope`: `client` when this client holds its share (`limits.maxListensPerClient`), `process` when the whole process is at `limits.maxListens`; `limit`, that bound",
+    data: '`scope`: `client` when this client holds its share (`limits.maxListensPerClient`), `process` when the whole process is at `limits.maxListens`; `limit`, that bound',
   },
   'reader-cut': {
     status: 503,

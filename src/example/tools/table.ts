@@ -50,7 +50,8 @@ export interface SampleAnswer {
  * What a tool may do while it runs, in either era. Where the eras differ, the adapters say
  * how; the differences that a client can see are:
  * - `log`: on the 2025-era leg, filtered by the session's `logging/setLevel`; on the
- *   stateless leg, by the log level the request's own `_meta` carries (no session to hold one).
+ *   stateless leg, by the log level the request's own `_meta` carries (no session to hold
+ *   one), and a request that names none gets no logs (the SDK v2's rule).
  * - `ask`: on the 2025-era leg a request to the client on the call's stream; on the
  *   stateless leg the round ends with an `input_required` result, and the client's next
  *   round (with the answer) runs the tool again from the start, so a tool asks before it
@@ -64,8 +65,8 @@ export interface ToolContext {
   readonly era: '2025' | '2026';
   readonly signal: AbortSignal;
   readonly progressToken: string | number | undefined;
-  /** Sends a log message on the call's stream, if the level passes; answers whether it was sent. */
-  log(level: LogLevel, data: unknown, logger: string): Promise<boolean>;
+  /** Sends a log message on the call's stream, if the level passes. */
+  log(level: LogLevel, data: unknown, logger: string): Promise<void>;
   progress(progress: number, total: number): Promise<void>;
   /** Asks the client; `key` names the question across rounds on the stateless leg. */
   ask(key: string, request: ElicitAsk): Promise<ElicitAnswer>;

@@ -46,7 +46,9 @@ function contextOf(server: McpServer, session: V1Session, extra: RequestExtra): 
     era: '2025',
     signal: extra.signal,
     progressToken,
-    log: (level, data, logger) => session.logs.log(extra, level, data, logger),
+    async log(level, data, logger) {
+      await session.logs.log(extra, level, data, logger);
+    },
     async progress(progress, total) {
       if (progressToken === undefined) return;
       await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total } });
