@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { createExampleHandler } from '../../src/example/modern/index.js';
 import { startFixture, type Fixture } from '../helpers/fixture.js';
-import { within } from '../helpers/wait.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 const MODERN = '2026-07-28';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -167,6 +167,28 @@ describe('one tool table, both eras (in process)', () => {
       );
     } finally {
       await client.close();
+    }
+  });
+
+  test('update_watched_resource on the 2026-07-28 leg reaches a subscriptions/listen stream that names the resource', async () => {
+    const listener = await modernClient(f.url);
+    const caller = await modernClient(f.url);
+    try {
+      const updated: string[] = [];
+      listener.setNotificationHandler('notifications/resources/updated', (n) => {
+        updated.push(n.params.uri);
+      });
+      const subscription = await listener.listen({ resourceSubscriptions: ['test://watched-resource'] });
+      const result = await caller.callTool({ name: 'update_watched_resource', arguments: {} });
+      assert.match(JSON.stringify(result.content), /revision 1, listeners notified/);
+      await waitFor(() => updated.length === 1, 'the listen stream to hear the watched resource change');
+      assert.deepEqual(updated, ['test://watched-resource']);
+      const read = await caller.readResource({ uri: 'test://watched-resource' });
+      assert.match(JSON.stringify(read.contents), /revision 1\./);
+      await subscription.close();
+    } finally {
+      await listener.close();
+      await caller.close();
     }
   });
 

@@ -90,9 +90,11 @@ export function createExampleHandler(options: ModernExampleOptions = {}): McpHtt
 
 /** A fresh modern example server (one per request under `createMcpHandler`). */
 export function createModernExampleServer(bus: ServerEventBus, codec: RequestStateCodec<FlowState>, state: ToolState = toolState()): McpServer {
+  // resources.subscribe: a listen may name resources (the watched one changes); without it
+  // the SDK acknowledges a listen without its resourceSubscriptions.
   const server = new McpServer(
     { name: 'mcp-continuity-example', version: '1.0.0' },
-    { capabilities: { logging: {} }, requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
+    { capabilities: { logging: {}, resources: { subscribe: true } }, requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
   );
   for (const tool of exampleTools(state)) registerModernTool(server, bus, tool);
   registerDiagnostics(server, bus);
