@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RequestLogger } from './logging.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { registerTools } from './tools/index.js';
+import { registerTools, toolState } from './tools/index.js';
 
 export { EMIT_MAX_BYTES, EMIT_MAX_COUNT, EMIT_MAX_INTERVAL_MS, EMIT_MAX_TOTAL_BYTES } from './tools/index.js';
 export { MAX_SUBSCRIPTIONS } from './resources.js';
@@ -38,8 +38,9 @@ export function createExampleServer(options: ExampleServerOptions = {}): McpServ
   });
   // Capabilities can only be declared before connect(), so everything is wired here.
   const logs = new RequestLogger(server);
-  registerTools(server, logs);
-  registerResources(server);
+  const state = toolState();
+  const subscriptions = registerResources(server, state.watched);
+  registerTools(server, { logs, subscriptions }, state);
   registerPrompts(server);
   return server;
 }

@@ -1,6 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { PIXEL_PNG_BASE64, PNG_MIME_TYPE } from './media.js';
+import type { WatchedResource } from './tools/watched.js';
 
 /** URI of the one resource whose content changes (see `update_watched_resource`). */
 export const WATCHED_RESOURCE_URI = 'test://watched-resource';
@@ -17,18 +18,18 @@ const TEMPLATE_URI = /^test:\/\/template\/[^/]{1,256}\/data$/;
 /**
  * Registers the example's resources (conformance `resources-*` scenarios):
  * `test://static-text`, `test://static-binary`, the template
- * `test://template/{id}/data`, and `test://watched-resource`, plus
- * `resources/subscribe` / `resources/unsubscribe` and the tool
- * `update_watched_resource`, which changes the watched resource and, when the
- * client subscribed to it, sends `notifications/resources/updated`.
+ * `test://template/{id}/data`, and `test://watched-resource` (at `watched.revision`, which
+ * the tool `update_watched_resource` bumps), plus `resources/subscribe` /
+ * `resources/unsubscribe`. Returns the session's subscribed URIs: the tool sends
+ * `notifications/resources/updated` when the client subscribed to the watched resource.
  *
  * That notification is about the session, not about the tool call, so it is
  * sent unrelated to any request: a Streamable HTTP transport delivers it on
  * the standalone GET stream, which makes it a handy probe for that stream.
  */
-export function registerResources(server: McpServer): void {
+export function registerResources(server: McpServer, watched: WatchedResource): ReadonlySet<string> {
   registerFixedResources(server);
-  registerWatchedResource(server);
+  return registerWatchedResource(server, watched);
 }
 
 /** The resources whose content never changes: the two static ones and the template. */
@@ -74,9 +75,8 @@ function registerFixedResources(server: McpServer): void {
   );
 }
 
-/** The watched resource, the subscriptions to it and the tool that changes it. */
-function registerWatchedResource(server: McpServer): void {
-  let revision = 0;
+/** The watched resource and the subscriptions to it. */
+function registerWatchedResource(server: McpServer, watched: WatchedResource): ReadonlySet<string> {
   server.registerResource(
     'watched-resource',
     WATCHED_RESOURCE_URI,
@@ -85,25 +85,9 @@ function registerWatchedResource(server: McpServer): void {
       description: 'A resource that changes when update_watched_resource is called; subscribe to hear about it.',
       mimeType: 'text/plain',
     },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Watched resource, revision ${revision}.` }] }),
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Watched resource, revision ${watched.revision}.` }] }),
   );
-
-  const subscriptions = registerSubscriptions(server);
-
-  server.registerTool(
-    'update_watched_resource',
-    {
-      description: `Bumps the revision of ${WATCHED_RESOURCE_URI}; notifies the client if it subscribed.`,
-    },
-    async () => {
-      revision++;
-      const notified = subscriptions.has(WATCHED_RESOURCE_URI);
-      if (notified) await server.server.sendResourceUpdated({ uri: WATCHED_RESOURCE_URI });
-      return {
-        content: [{ type: 'text', text: `revision ${revision}${notified ? ', subscriber notified' : ', no subscriber'}` }],
-      };
-    },
-  );
+  return registerSubscriptions(server);
 }
 
 /**

@@ -16,6 +16,13 @@ import { writeResponse } from './response.js';
 export { requestHeaders, requestUrl, toRequest } from './request.js';
 export { writeResponse } from './response.js';
 
+/** `context`, with the peer's address as `client` unless the host named one. */
+function withClient(context: HandleContext | undefined, req: IncomingMessage): HandleContext | undefined {
+  const address = req.socket.remoteAddress;
+  if (context?.client !== undefined || address === undefined) return context;
+  return { ...context, client: address };
+}
+
 /**
  * Answers one `node:http` request with `endpoint`: converts it, handles it, writes the
  * response. Never rejects; a request that cannot be converted gets its refusal.
@@ -31,7 +38,7 @@ export async function serveNode(
   let response: Response;
   try {
     const request = toRequest(req, res, body);
-    response = await endpoint.handle(request, typeof context === 'function' ? await context(req) : context);
+    response = await endpoint.handle(request, withClient(typeof context === 'function' ? await context(req) : context, req));
   } catch (error) {
     response = error instanceof ContinuityError ? refusal(error) : toRefusal(error);
   }

@@ -222,6 +222,13 @@ export const ERRORS = {
 
   // Readers and client limits
   'reader-limit': { status: 429, rpc: JsonRpcCode.ServerError, message: 'Too many readers open on this session', retryable: true },
+  'listen-limit': {
+    status: 429,
+    rpc: JsonRpcCode.ServerError,
+    message: 'Too many subscriptions/listen streams open: close one first',
+    retryable: true,
+    data: '`scope`: `client` when this client holds its share (`limits.maxListensPerClient`), `process` when the whole process is at `limits.maxListens`; `limit`, that bound',
+  },
   'reader-cut': {
     status: 503,
     rpc: JsonRpcCode.ServerError,

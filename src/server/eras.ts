@@ -18,6 +18,7 @@ import type { HandleContext } from './session/context.js';
 import { setPreReadBody, type PreRead } from './post-body.js';
 import { readBody, refusal, toRefusal } from './stream/http.js';
 import type { BodyBudget } from './stream/body-budget.js';
+import { ListenSlots, listenClientOf, releasingAtEnd, type ListenBounds } from './listen-slots.js';
 
 /**
  * The modern leg: what `createMcpHandler(factory, { legacy: 'reject' })` returns, or any
@@ -38,13 +39,32 @@ export interface ModernRequestOptions {
 
 /** What the composition shares with the endpoint it wraps. */
 export interface ErasShared {
-  readonly limits: { readonly maxBodyBytes: number; readonly maxBodyBytesTotal: number };
+  readonly limits: { readonly maxBodyBytes: number; readonly maxBodyBytesTotal: number } & ListenBounds;
   /** Where the bodies being received are counted (the endpoint's process state). */
   readonly bodies: BodyBudget;
   /** The endpoint's Host/Origin guard (and its closed state): throws a refusal. */
   readonly checkGuard: (request: Request) => void;
   /** Failures that are not the client's (reported like the endpoint's own). */
   readonly report: (error: unknown) => void;
+}
+
+/** Who sent a request the modern leg serves, as the host told the endpoint. */
+export interface ModernIdentity {
+  /** `HandleContext.principal`: the authenticated principal, if the host named one. */
+  readonly principal?: string | undefined;
+  /** `HandleContext.client`: who sent it where no principal says (the peer's address under the Node adapters). */
+  readonly client?: string | undefined;
+}
+
+const identities = new WeakMap<Request, ModernIdentity>();
+
+/**
+ * The identity of a request the endpoint handed to its modern leg: the SDK gives a server
+ * factory the request (`requestInfo`), not the endpoint's context, so a factory that binds
+ * state to the principal (say, `requestState`) reads it here. `{}` for any other request.
+ */
+export function modernIdentity(request: Request | undefined): ModernIdentity {
+  return (request && identities.get(request)) ?? {};
 }
 
 interface Classifier {
@@ -69,6 +89,7 @@ export function withModernLeg(legacy: Endpoint, modern: ModernHandler, shared: E
     close: { value: close },
   }) as Endpoint;
   let closing: Promise<void> | undefined;
+  const listens = new ListenSlots(shared.limits);
 
   async function handle(request: Request, context: HandleContext = {}): Promise<Response> {
     // Header check first: a request naming a session (every 2025-era request after
@@ -94,10 +115,30 @@ export function withModernLeg(legacy: Endpoint, modern: ModernHandler, shared: E
       const options: ModernRequestOptions = {};
       if (parsed !== undefined && parsed !== 'invalid') options.parsedBody = parsed.json;
       if (context.authInfo !== undefined) options.authInfo = context.authInfo;
-      return await modern.fetch(request, options);
+      identities.set(request, { principal: context.principal, client: context.client });
+      const listen = listenId(parsed);
+      if (listen === undefined) return await modern.fetch(request, options);
+      return await listening(request, options, listen.id, listenClientOf(context));
     } catch (error) {
       if (!(error instanceof ContinuityError) || error.status >= 500) shared.report(error);
       return error instanceof ContinuityError ? refusal(error) : toRefusal(error);
+    }
+  }
+
+  /** A `subscriptions/listen`, served only within its client's share and the process's bound. */
+  async function listening(request: Request, options: ModernRequestOptions, id: string | number | null, client: string): Promise<Response> {
+    let release: () => void;
+    try {
+      release = listens.take(client);
+    } catch (error) {
+      if (error instanceof ContinuityError) return refusal(error, id);
+      throw error;
+    }
+    try {
+      return releasingAtEnd(await modern.fetch(request, options), release);
+    } catch (error) {
+      release();
+      throw error;
     }
   }
 
@@ -114,6 +155,14 @@ export function withModernLeg(legacy: Endpoint, modern: ModernHandler, shared: E
   }
 
   return composed;
+}
+
+/** The request id of a `subscriptions/listen` body; undefined for anything else. */
+function listenId(parsed: PreRead | undefined): { id: string | number | null } | undefined {
+  if (parsed === undefined || parsed === 'invalid') return undefined;
+  const message = parsed.json as { method?: unknown; id?: unknown } | null;
+  if (typeof message !== 'object' || message === null || message.method !== 'subscriptions/listen') return undefined;
+  return { id: typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null };
 }
 
 function parse(text: string): PreRead {

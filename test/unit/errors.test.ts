@@ -64,6 +64,7 @@ const EXPECTED: Partial<Record<string, readonly [number, number, boolean]>> = {
   'request-malformed': [400, -32000, false],
   'stream-complete': [500, -32603, false],
   'reader-limit': [429, -32000, true],
+  'listen-limit': [429, -32000, true],
   'reader-cut': [503, -32000, true],
   'inbound-event-too-large': [502, -32603, false],
   'divergence-limit': [502, -32002, false],

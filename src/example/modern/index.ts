@@ -1,9 +1,10 @@
 /**
- * The example server for the 2026-07-28 leg, on the official SDK v2: the tools, resources
- * and prompts of the 2025-era example that the modern conformance scenarios call, plus
- * the multi-round-trip ones (`input-required.ts`) and the diagnostic hooks of
- * `server-stateless`. `createExampleHandler` serves it with `createMcpHandler`, strict
- * (`legacy: 'reject'`): 2025-era traffic is the continuity endpoint's.
+ * The example server for the 2026-07-28 leg, on the official SDK v2: every tool of the
+ * 2025-era example, from the same table (`../tools`, adapted in `tools.ts`), and the
+ * resources and prompts the modern conformance scenarios call, plus the multi-round-trip
+ * ones (`input-required.ts`) and the diagnostic hooks of `server-stateless`.
+ * `createExampleHandler` serves it with `createMcpHandler`, strict (`legacy: 'reject'`):
+ * 2025-era traffic is the continuity endpoint's.
  *
  * @module
  */
@@ -19,11 +20,16 @@ import {
   inputRequired,
   inputResponse,
   type McpHttpHandler,
+  type RequestStateCodec,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
+import { modernIdentity } from '../../server/eras.js';
 import { z } from 'zod';
-import { PIXEL_PNG_BASE64, PNG_MIME_TYPE, SHORT_WAV_BASE64, WAV_MIME_TYPE } from '../media.js';
+import { PIXEL_PNG_BASE64, PNG_MIME_TYPE } from '../media.js';
+import { WATCHED_RESOURCE_URI } from '../resources.js';
+import { exampleTools, toolState, type ToolState } from '../tools/index.js';
 import { registerInputRequired, type FlowState } from './input-required.js';
+import { registerModernTool } from './tools.js';
 
 /** Options of {@link createExampleHandler}. */
 export interface ModernExampleOptions {
@@ -45,76 +51,68 @@ const STEP_DELAY_MS = 50;
 const ARG1_SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testValue1', 'testValue2'];
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
+/**
+ * Whom a `requestState` is bound to: the principal the host authenticated, where there is
+ * one; else the credential the request presented (`serve` verifies none, but a state then
+ * needs the same `Authorization` to be replayed); else nobody. `clientInfo` is not part of
+ * it: the client asserts it, so anyone replaying a state could assert the same.
+ */
+export function requestStateBinding(request: Request | undefined): string {
+  const { principal } = modernIdentity(request);
+  if (principal !== undefined) return `principal:${principal}`;
+  const authorization = request?.headers.get('authorization');
+  return authorization ? `authorization:${authorization}` : 'anonymous';
+}
+
 /** The modern leg of `serve`: `createMcpHandler` over a fresh example server per request. */
 export function createExampleHandler(options: ModernExampleOptions = {}): McpHttpHandler {
   const bus = options.bus ?? new InMemoryServerEventBus(options.onError);
-  const codec = createRequestStateCodec<FlowState>({ key: options.requestStateKey ?? randomBytes(32) });
-  return createMcpHandler(() => createModernExampleServer(bus, codec), {
-    legacy: 'reject',
-    bus,
-    ...(options.onError ? { onerror: options.onError } : {}),
-  });
+  const key = options.requestStateKey ?? randomBytes(32);
+  // A server per request, one tool state per handler: tally's runs and the watched
+  // resource's revision are the process's here, as there is no session to keep them.
+  const state = toolState();
+  return createMcpHandler(
+    (context) => {
+      // One codec per request: its binding is this request's, and the codec's bind callback
+      // sees only the SDK context. The method is bound too: a state minted by tools/call is
+      // not accepted by prompts/get. The codec keeps the HMAC tag, never the raw value.
+      const binding = requestStateBinding(context.requestInfo);
+      const codec = createRequestStateCodec<FlowState>({ key, bind: (ctx) => `${ctx.mcpReq.method}\0${binding}` });
+      return createModernExampleServer(bus, codec, state);
+    },
+    {
+      legacy: 'reject',
+      bus,
+      ...(options.onError ? { onerror: options.onError } : {}),
+    },
+  );
 }
 
 /** A fresh modern example server (one per request under `createMcpHandler`). */
-export function createModernExampleServer(bus: ServerEventBus, codec: ReturnType<typeof createRequestStateCodec<FlowState>>): McpServer {
+export function createModernExampleServer(bus: ServerEventBus, codec: RequestStateCodec<FlowState>, state: ToolState = toolState()): McpServer {
+  // resources.subscribe: a listen may name resources (the watched one changes); without it
+  // the SDK acknowledges a listen without its resourceSubscriptions.
   const server = new McpServer(
     { name: 'mcp-continuity-example', version: '1.0.0' },
-    { capabilities: { logging: {} }, requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
+    { capabilities: { logging: {}, resources: { subscribe: true } }, requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
   );
-  registerContent(server);
+  for (const tool of exampleTools(state)) registerModernTool(server, bus, tool);
   registerDiagnostics(server, bus);
-  registerResources(server);
+  registerResources(server, state);
   registerPrompts(server);
   registerInputRequired(server, codec);
   return server;
 }
 
-function registerContent(server: McpServer): void {
-  server.registerTool('test_simple_text', { description: 'Returns a single text content block.' }, () => text('This is a simple text response for testing.'));
-  server.registerTool('test_image_content', { description: 'Returns a 1×1 PNG.' }, () => ({
-    content: [{ type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE }],
-  }));
-  server.registerTool('test_audio_content', { description: 'Returns a short WAV.' }, () => ({
-    content: [{ type: 'audio', data: SHORT_WAV_BASE64, mimeType: WAV_MIME_TYPE }],
-  }));
-  server.registerTool('test_embedded_resource', { description: 'Returns an embedded text resource.' }, () => ({
-    content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
-  }));
-  server.registerTool('test_multiple_content_types', { description: 'Returns text, image and an embedded resource.' }, () => ({
-    content: [
-      { type: 'text', text: 'Multiple content types test:' },
-      { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
-      {
-        type: 'resource',
-        resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
-      },
-    ],
-  }));
-  server.registerTool('test_error_handling', { description: 'Always fails, as a tool result with isError.' }, () => ({
-    isError: true,
-    content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
-  }));
-}
-
+/** The modern-only tools the conformance scenarios call beside the shared table. */
 function registerDiagnostics(server: McpServer, bus: ServerEventBus): void {
-  server.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50 and 100 of 100, ~50 ms apart.' }, async (ctx) => {
-    const progressToken = ctx.mcpReq._meta?.progressToken;
-    for (const [index, progress] of [0, 50, 100].entries()) {
-      if (index > 0) await sleep(STEP_DELAY_MS, undefined, { signal: ctx.mcpReq.signal });
-      if (progressToken !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
-    }
-    return text('Tool with progress executed successfully');
-  });
-  const logging = async (ctx: Parameters<Parameters<McpServer['registerTool']>[2]>[1]) => {
+  server.registerTool('test_logging_tool', { description: 'Logs three info messages (at the requested log level).' }, async (ctx) => {
     for (const [index, message] of ['Tool execution started', 'Tool processing data', 'Tool execution completed'].entries()) {
       if (index > 0) await sleep(STEP_DELAY_MS, undefined, { signal: ctx.mcpReq.signal });
       await ctx.mcpReq.log('info', message, 'example');
     }
     return text('Tool with logging executed successfully');
-  };
-  server.registerTool('test_tool_with_logging', { description: 'Logs three info messages (at the requested log level).' }, (ctx) => logging(ctx));
-  server.registerTool('test_logging_tool', { description: 'Logs three info messages (at the requested log level).' }, (ctx) => logging(ctx));
+  });
   server.registerTool('test_trigger_tool_change', { description: 'Announces a tools/list change to every listening client.' }, () => {
     bus.publish({ kind: 'tools_list_changed' });
     return text('tools/list_changed published');
@@ -142,13 +140,20 @@ function registerDiagnostics(server: McpServer, bus: ServerEventBus): void {
   });
 }
 
-function registerResources(server: McpServer): void {
+function registerResources(server: McpServer, state: ToolState): void {
   server.registerResource('static-text', 'test://static-text', { description: 'A fixed plain-text resource.', mimeType: 'text/plain' }, (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
   }));
   server.registerResource('static-binary', 'test://static-binary', { description: 'A 1×1 PNG.', mimeType: PNG_MIME_TYPE }, (uri) => ({
     contents: [{ uri: uri.href, mimeType: PNG_MIME_TYPE, blob: PIXEL_PNG_BASE64 }],
   }));
+  // Its changes (update_watched_resource) reach the subscriptions/listen streams that name it.
+  server.registerResource(
+    'watched-resource',
+    WATCHED_RESOURCE_URI,
+    { description: 'A resource that changes when update_watched_resource is called; listen to hear about it.', mimeType: 'text/plain' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Watched resource, revision ${state.watched.revision}.` }] }),
+  );
   server.registerResource(
     'template-data',
     new ResourceTemplate('test://template/{id}/data', { list: undefined }),

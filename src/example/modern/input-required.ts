@@ -2,8 +2,9 @@
  * The example's multi-round-trip tools and prompt (2026-07-28, `input_required` results),
  * named and shaped as the conformance suite's `input-required-result-*` scenarios ask.
  * A round that lacks a usable answer is asked again, never failed: the client may have
- * sent the wrong keys or shapes. `requestState` is sealed by the server's codec (HMAC);
- * a tampered one never reaches these handlers.
+ * sent the wrong keys or shapes. `requestState` is sealed by the server's codec (HMAC) and
+ * bound to whoever received it (see `createExampleHandler`): a tampered one, or one echoed
+ * under another principal, never reaches these handlers.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -92,7 +93,7 @@ function registerSealedStateTools(server: McpServer, codec: RequestStateCodec<Fl
     if (!answer || !stateOf(ctx, stateTool)) {
       return inputRequired({
         inputRequests: { confirm: inputRequired.elicit({ message: 'Please confirm', requestedSchema: CONFIRM }) },
-        requestState: await codec.mint({ tool: stateTool, round: 1 }),
+        requestState: await codec.mint({ tool: stateTool, round: 1 }, ctx),
       });
     }
     return text(`state-ok: confirmed=${answer.ok}`);
@@ -106,7 +107,7 @@ function registerSealedStateTools(server: McpServer, codec: RequestStateCodec<Fl
     if (!name || greeting === undefined || roots === undefined || !stateOf(ctx, multiTool)) {
       return inputRequired({
         inputRequests: { user_name: askName('What is your name?'), greeting: askGreeting(), client_roots: inputRequired.listRoots() },
-        requestState: await codec.mint({ tool: multiTool, round: 1 }),
+        requestState: await codec.mint({ tool: multiTool, round: 1 }, ctx),
       });
     }
     return text(`${greeting} ${name.name}; roots: ${roots.join(', ')}`);
@@ -122,12 +123,12 @@ function registerSealedStateTools(server: McpServer, codec: RequestStateCodec<Fl
       const who = name?.name ?? state?.name ?? '';
       return inputRequired({
         inputRequests: { step2: inputRequired.elicit({ message: 'Step 2: What is your favorite color?', requestedSchema: COLOR }) },
-        requestState: await codec.mint({ tool: roundsTool, round: 2, name: who }),
+        requestState: await codec.mint({ tool: roundsTool, round: 2, name: who }, ctx),
       });
     }
     return inputRequired({
       inputRequests: { step1: askName('Step 1: What is your name?') },
-      requestState: await codec.mint({ tool: roundsTool, round: 1 }),
+      requestState: await codec.mint({ tool: roundsTool, round: 1 }, ctx),
     });
   });
 
@@ -137,7 +138,7 @@ function registerSealedStateTools(server: McpServer, codec: RequestStateCodec<Fl
     if (!answer || !stateOf(ctx, tamperTool)) {
       return inputRequired({
         inputRequests: { confirm: inputRequired.elicit({ message: 'Please confirm', requestedSchema: CONFIRM }) },
-        requestState: await codec.mint({ tool: tamperTool, round: 1 }),
+        requestState: await codec.mint({ tool: tamperTool, round: 1 }, ctx),
       });
     }
     return text('state verified');

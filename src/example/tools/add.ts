@@ -1,9 +1,10 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { defineTool, text, type ExampleTool } from './table.js';
 
-/** Registers `add`, the README's tool: the README's client snippet calls it on `serve` too. */
-export function registerAddTool(server: McpServer): void {
-  server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
-    content: [{ type: 'text', text: String(a + b) }],
-  }));
-}
+/** `add`, the README's tool: the README's client snippet calls it on `serve` too. */
+export const addTool: ExampleTool = defineTool({
+  name: 'add',
+  description: 'Adds two numbers',
+  inputSchema: z.object({ a: z.number(), b: z.number() }),
+  run: ({ a, b }) => text(String(a + b)),
+});

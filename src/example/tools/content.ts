@@ -1,25 +1,27 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { PIXEL_PNG_BASE64, PNG_MIME_TYPE, SHORT_WAV_BASE64, WAV_MIME_TYPE } from '../media.js';
+import type { ExampleTool, ToolResult } from './table.js';
+
+const fixed = (name: string, description: string, result: () => ToolResult): ExampleTool => ({ name, description, run: result });
 
 /**
- * Registers the argument-less tools that each return one fixed kind of content
+ * The argument-less tools that each return one fixed kind of content
  * (text, image, audio, embedded resource, a mix of them, and a tool error).
  * Names and payloads follow the conformance suite's `tools-call-*` scenarios.
  */
-export function registerContentTools(server: McpServer): void {
-  server.registerTool('test_simple_text', { description: 'Returns a single text content block.' }, () => ({
+export const contentTools: readonly ExampleTool[] = [
+  fixed('test_simple_text', 'Returns a single text content block.', () => ({
     content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
-  }));
+  })),
 
-  server.registerTool('test_image_content', { description: 'Returns a single image content block (a 1×1 PNG).' }, () => ({
+  fixed('test_image_content', 'Returns a single image content block (a 1×1 PNG).', () => ({
     content: [{ type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE }],
-  }));
+  })),
 
-  server.registerTool('test_audio_content', { description: 'Returns a single audio content block (a short WAV).' }, () => ({
+  fixed('test_audio_content', 'Returns a single audio content block (a short WAV).', () => ({
     content: [{ type: 'audio', data: SHORT_WAV_BASE64, mimeType: WAV_MIME_TYPE }],
-  }));
+  })),
 
-  server.registerTool('test_embedded_resource', { description: 'Returns an embedded text resource.' }, () => ({
+  fixed('test_embedded_resource', 'Returns an embedded text resource.', () => ({
     content: [
       {
         type: 'resource',
@@ -30,9 +32,9 @@ export function registerContentTools(server: McpServer): void {
         },
       },
     ],
-  }));
+  })),
 
-  server.registerTool('test_multiple_content_types', { description: 'Returns text, image and embedded-resource content in one result.' }, () => ({
+  fixed('test_multiple_content_types', 'Returns text, image and embedded-resource content in one result.', () => ({
     content: [
       { type: 'text', text: 'Multiple content types test:' },
       { type: 'image', data: PIXEL_PNG_BASE64, mimeType: PNG_MIME_TYPE },
@@ -45,15 +47,11 @@ export function registerContentTools(server: McpServer): void {
         },
       },
     ],
-  }));
+  })),
 
-  server.registerTool(
-    'test_error_handling',
-    { description: 'Always fails, reporting the failure as a tool result with isError: true.' },
-    // A tool-level failure is a result, not a JSON-RPC error: the model gets to see it.
-    () => ({
-      isError: true,
-      content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
-    }),
-  );
-}
+  // A tool-level failure is a result, not a JSON-RPC error: the model gets to see it.
+  fixed('test_error_handling', 'Always fails, reporting the failure as a tool result with isError: true.', () => ({
+    isError: true,
+    content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
+  })),
+];

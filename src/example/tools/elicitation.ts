@@ -1,9 +1,7 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestExtra } from '../logging.js';
+import { defineTool, type ElicitAnswer, type ElicitAsk, type ExampleTool, type ToolContext } from './table.js';
 
-type RequestedSchema = ElicitRequestFormParams['requestedSchema'];
+type RequestedSchema = ElicitAsk['requestedSchema'];
 
 /** Form for `test_elicitation` (conformance `tools-call-elicitation`). */
 const CONTACT_FORM: RequestedSchema = {
@@ -84,66 +82,60 @@ const ANSWER_FORM: RequestedSchema = {
 
 /**
  * Asks the user, through the client, to fill `requestedSchema` (`elicitation/create`,
- * form mode). Tied to the tool call like sampling. Rejects without asking when
- * the client lacks the `elicitation` capability, and when its answer violates
- * the schema (the SDK validates accepted content).
+ * form mode): on the 2025-era leg a request tied to the tool call, refused without asking
+ * when the client lacks the `elicitation` capability; on the stateless leg an
+ * `input_required` round.
  */
-async function elicitForm(server: McpServer, extra: RequestExtra, message: string, requestedSchema: RequestedSchema): Promise<ElicitResult> {
-  if (server.server.getClientCapabilities()?.elicitation === undefined) {
-    throw new Error('The client does not support elicitation (no elicitation capability declared).');
-  }
-  return server.server.elicitInput({ mode: 'form', message, requestedSchema }, { relatedRequestId: extra.requestId, signal: extra.signal });
+function elicitForm(ctx: ToolContext, message: string, requestedSchema: RequestedSchema): Promise<ElicitAnswer> {
+  return ctx.ask('form', { kind: 'elicit', message, requestedSchema });
 }
 
 /** `action=<accept|decline|cancel>, content={...}` as the SEP scenarios describe it. */
-function summarize(result: ElicitResult): string {
+function summarize(result: ElicitAnswer): string {
   return `action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
 }
 
 /**
- * Registers the tools that request user input from the client:
+ * The tools that request user input from the client:
  * `test_elicitation`, `test_elicitation_sep1034_defaults`,
  * `test_elicitation_sep1330_enums` (conformance) and `elicit`.
  */
-export function registerElicitationTools(server: McpServer): void {
-  server.registerTool(
-    'test_elicitation',
-    {
-      description: 'Asks the user for a username and email (elicitation/create) and returns the answer.',
-      inputSchema: { message: z.string().describe('The message to show the user') },
-    },
-    async ({ message }, extra) => {
-      const result = await elicitForm(server, extra, message, CONTACT_FORM);
+export const elicitationTools: readonly ExampleTool[] = [
+  defineTool({
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and email (elicitation/create) and returns the answer.',
+    inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
+    async run({ message }, ctx) {
+      const result = await elicitForm(ctx, message, CONTACT_FORM);
       return { content: [{ type: 'text', text: `User response: ${summarize(result)}` }] };
     },
-  );
-
-  server.registerTool(
-    'test_elicitation_sep1034_defaults',
-    { description: 'Elicits a form whose string, integer, number, enum and boolean fields all have defaults (SEP-1034).' },
-    async (extra) => {
-      const result = await elicitForm(server, extra, 'Please review and update the form fields with defaults', DEFAULTS_FORM);
+  }),
+  {
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Elicits a form whose string, integer, number, enum and boolean fields all have defaults (SEP-1034).',
+    async run(_args, ctx) {
+      const result = await elicitForm(ctx, 'Please review and update the form fields with defaults', DEFAULTS_FORM);
       return { content: [{ type: 'text', text: `Elicitation completed: ${summarize(result)}` }] };
     },
-  );
-
-  server.registerTool('test_elicitation_sep1330_enums', { description: 'Elicits a form using every enum schema variant of SEP-1330.' }, async (extra) => {
-    const result = await elicitForm(server, extra, 'Please select options from the enum fields', ENUMS_FORM);
-    return { content: [{ type: 'text', text: `Elicitation completed: ${summarize(result)}` }] };
-  });
-
-  server.registerTool(
-    'elicit',
-    {
-      description: 'Shows `message` to the user (elicitation/create) and returns their answer and action.',
-      inputSchema: { message: z.string().describe('The question to ask the user') },
-      outputSchema: {
-        action: z.enum(['accept', 'decline', 'cancel']).describe("The user's decision"),
-        answer: z.string().optional().describe('The answer, when the user accepted'),
-      },
+  },
+  {
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Elicits a form using every enum schema variant of SEP-1330.',
+    async run(_args, ctx) {
+      const result = await elicitForm(ctx, 'Please select options from the enum fields', ENUMS_FORM);
+      return { content: [{ type: 'text', text: `Elicitation completed: ${summarize(result)}` }] };
     },
-    async ({ message }, extra) => {
-      const result = await elicitForm(server, extra, message, ANSWER_FORM);
+  },
+  defineTool({
+    name: 'elicit',
+    description: 'Shows `message` to the user (elicitation/create) and returns their answer and action.',
+    inputSchema: z.object({ message: z.string().describe('The question to ask the user') }),
+    outputSchema: z.object({
+      action: z.enum(['accept', 'decline', 'cancel']).describe("The user's decision"),
+      answer: z.string().optional().describe('The answer, when the user accepted'),
+    }),
+    async run({ message }, ctx) {
+      const result = await elicitForm(ctx, message, ANSWER_FORM);
       const answer = result.action === 'accept' ? result.content?.['answer'] : undefined;
       const structured = typeof answer === 'string' ? { action: result.action, answer } : { action: result.action };
       return {
@@ -151,5 +143,5 @@ export function registerElicitationTools(server: McpServer): void {
         structuredContent: structured,
       };
     },
-  );
-}
+  }),
+];

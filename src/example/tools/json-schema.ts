@@ -1,12 +1,26 @@
 import * as z from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ExampleTool } from './table.js';
 
 const DIALECT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
-/** The `$defs/address` sub-schema, as advertised on the wire. */
+/** The `$defs/address` sub-schema, as advertised on the wire (`$anchor`: SEP-2106). */
 const ADDRESS_JSON_SCHEMA = {
+  $anchor: 'address',
   type: 'object',
   properties: { street: { type: 'string' }, city: { type: 'string' } },
+};
+
+/**
+ * The composition (`allOf`/`anyOf`) and conditional (`if`/`then`/`else`) keywords the
+ * 2026-07-28 scenario looks for (SEP-2106). Each holds for every value the Zod schema
+ * accepts, so what is advertised never refuses a call the server takes: an object with or
+ * without a name; an address, when given, is an object, and otherwise absent.
+ */
+const SEP_2106_KEYWORDS = {
+  allOf: [{ anyOf: [{ type: 'object', required: ['name'] }, { type: 'object' }] }],
+  if: { required: ['address'] },
+  then: { properties: { address: { type: 'object' } } },
+  else: { not: { required: ['address'] } },
 };
 
 /**
@@ -25,20 +39,17 @@ function jsonSchema2020Input() {
       name: z.string().optional(),
       address: z.unknown().pipe(address).optional().meta({ $ref: '#/$defs/address' }),
     })
-    .meta({ $schema: DIALECT_2020_12, $defs: { address: ADDRESS_JSON_SCHEMA } });
+    .meta({ $schema: DIALECT_2020_12, $defs: { address: ADDRESS_JSON_SCHEMA }, ...SEP_2106_KEYWORDS });
 }
 
 /**
- * Registers `json_schema_2020_12_tool`, whose listed input schema carries
- * `$schema`, `$defs` and `additionalProperties: false` (conformance `json-schema-2020-12`).
+ * `json_schema_2020_12_tool`, whose listed input schema carries `$schema`, `$defs`,
+ * `additionalProperties: false` (SEP-1613), and `allOf`/`anyOf`, `if`/`then`/`else` and
+ * `$anchor` (SEP-2106) (conformance `json-schema-2020-12`).
  */
-export function registerJsonSchemaTool(server: McpServer): void {
-  server.registerTool(
-    'json_schema_2020_12_tool',
-    {
-      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, additionalProperties)',
-      inputSchema: jsonSchema2020Input(),
-    },
-    (args) => ({ content: [{ type: 'text', text: `Received: ${JSON.stringify(args)}` }] }),
-  );
-}
+export const jsonSchemaTool: ExampleTool = {
+  name: 'json_schema_2020_12_tool',
+  description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, additionalProperties)',
+  inputSchema: jsonSchema2020Input(),
+  run: (args) => ({ content: [{ type: 'text', text: `Received: ${JSON.stringify(args)}` }] }),
+};

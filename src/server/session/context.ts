@@ -30,6 +30,12 @@ export interface HandleContext {
    * from another principal is answered exactly like an unknown session (404).
    */
   principal?: string | undefined;
+  /**
+   * Who sent the request where no principal says so, for per-client bounds (the modern
+   * leg's `subscriptions/listen` slots). The Node adapters set the peer's address; behind a
+   * proxy every client shares the proxy's, so a host there sets it from a header it trusts.
+   */
+  client?: string | undefined;
 }
 
 /** Makes a fresh official-SDK server for each session (and for each rebuild of one). */

@@ -50,6 +50,14 @@ export interface EndpointLimits {
   maxSessionStateEntries?: number | undefined;
   /** Bytes of a session's kept state, lasting requests plus application state (default 256 KiB) → `session-state-limit`. */
   maxSessionStateBytes?: number | undefined;
+  /**
+   * Modern-leg `subscriptions/listen` streams open at once per client (default 16) → 429
+   * `listen-limit`. A client is its principal where the host names one, else
+   * `HandleContext.client` (the peer's address under the Node adapters).
+   */
+  maxListensPerClient?: number | undefined;
+  /** Modern-leg `subscriptions/listen` streams open at once in the process (default 1,024) → 429 `listen-limit`. */
+  maxListens?: number | undefined;
   /** A rebuilt session's replay of its lasting requests may take this long, ms (default 10,000); past it the rebuild fails. */
   rebuildTimeoutMs?: number | undefined;
 }
@@ -73,6 +81,8 @@ export const DEFAULT_LIMITS: ResolvedLimits = {
   maxSessionStateEntries: 1_000,
   maxSessionStateBytes: 256 * 1024,
   rebuildTimeoutMs: 10_000,
+  maxListensPerClient: 16,
+  maxListens: 1_024,
 };
 
 /** `limits` over the defaults; throws a RangeError naming the first one that is not a positive number. */
