@@ -54,24 +54,31 @@ main(process.argv.slice(2)).then(
     process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
   },
   (error: unknown) => {
-    const command = process.argv[2];
-    const hint = command !== undefined && Object.hasOwn(commands, command) ? `mcp-continuity ${command} --help` : 'mcp-continuity --help';
-    if (error instanceof UsageError) {
-      console.error(redactUrl(`mcp-continuity: ${error.message} (see ${hint})`));
-      process.exitCode = 2;
-      return;
-    }
-    const parse = error instanceof Error ? argsMessage(error) : undefined;
-    if (parse !== undefined) {
-      console.error(redactUrl(`mcp-continuity: ${parse} (see ${hint})`));
-      process.exitCode = 2;
-      return;
-    }
-    // Startup failures are one line that names the fix; anything else too, unless asked for the stack.
-    const message = error instanceof Error ? error.message : String(error);
-    // A store URL's password never reaches the terminal (or the logs it is piped to).
-    console.error(redactUrl(`mcp-continuity: ${message}`));
-    if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(redactUrl(String((error as Error).stack ?? error)));
-    process.exitCode = 1;
+    fail(error);
+    // A command that failed exits now, once its message is out, even if what it had opened
+    // before failing (a listening socket, a store's connection, a timer) would keep it alive.
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(process.exitCode ?? 1)));
   },
 );
+
+function fail(error: unknown): void {
+  const command = process.argv[2];
+  const hint = command !== undefined && Object.hasOwn(commands, command) ? `mcp-continuity ${command} --help` : 'mcp-continuity --help';
+  if (error instanceof UsageError) {
+    console.error(redactUrl(`mcp-continuity: ${error.message} (see ${hint})`));
+    process.exitCode = 2;
+    return;
+  }
+  const parse = error instanceof Error ? argsMessage(error) : undefined;
+  if (parse !== undefined) {
+    console.error(redactUrl(`mcp-continuity: ${parse} (see ${hint})`));
+    process.exitCode = 2;
+    return;
+  }
+  // Startup failures are one line that names the fix; anything else too, unless asked for the stack.
+  const message = error instanceof Error ? error.message : String(error);
+  // A store URL's password never reaches the terminal (or the logs it is piped to).
+  console.error(redactUrl(`mcp-continuity: ${message}`));
+  if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(redactUrl(String((error as Error).stack ?? error)));
+  process.exitCode = 1;
+}

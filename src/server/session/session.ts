@@ -130,6 +130,7 @@ export class Session implements StreamHost, TransportOwner {
     await this.#streams.openStandalone();
     this.#delivery.expectInitialize(initialize);
     this.#server = server;
+    this.transport.useServer(server);
     await server.connect(this.transport as never);
   }
 
@@ -147,6 +148,7 @@ export class Session implements StreamHost, TransportOwner {
     await this.#streams.restoreStandalone(plan.standalone);
     this.#streams.names.restore(plan.nextStream, plan.closed);
     this.#server = server;
+    this.transport.useServer(server);
     await server.connect(this.transport as never);
     await this.#delivery.internal(JSON.parse(this.record.initialize) as JsonRpcRequest);
     this.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, {});
