@@ -41,6 +41,9 @@ async function main(argv: string[]): Promise<number | void> {
 /** Node's parseArgs errors, reworded as one line. */
 function argsMessage(error: Error & { code?: unknown }): string | undefined {
   if (typeof error.code !== 'string' || !error.code.startsWith('ERR_PARSE_ARGS')) return undefined;
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(error.message);
+  // Node's message for `--drain-ms -5` spans three lines and suggests nothing about the value itself.
+  if (ambiguous) return `${ambiguous[1]} needs a value; a value starting with - goes as ${ambiguous[1]}=VALUE`;
   return error.message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '').replace(/^Unknown option/, 'unknown option');
 }
 

@@ -48,7 +48,7 @@ export interface OpsServerOptions {
   readonly port: number;
   /** The process's resource (`target_info`); the SDK's default when absent. */
   readonly resource?: Resource | undefined;
-  /** Further `Host` names to accept (`serve --allowed-hosts`), beside the bind address. */
+  /** Further `Host` names a loopback bind accepts (`serve --allowed-hosts`). */
   readonly allowedHosts?: readonly string[] | undefined;
 }
 
@@ -105,10 +105,10 @@ export async function startOpsServer(at: OpsServerOptions, readiness: Readiness)
   });
   const { port } = server.address() as AddressInfo;
   const host = at.host.includes(':') ? `[${at.host}]` : at.host;
-  // The endpoint's rule: loopback binds accept loopback names (and --allowed-hosts); other binds, any Host unless --allowed-hosts names them.
-  const extra = at.allowedHosts ?? [];
-  if (isLoopbackHost(at.host)) guard = allowHosts(loopbackGuard(port, at.host), extra);
-  else if (extra.length > 0) guard = allowHosts({ allowedHosts: [`${host}:${port}`], allowedOrigins: [`http://${host}:${port}`] }, extra);
+  // On loopback, the endpoint's rule: loopback names (and --allowed-hosts, for a port-forward's name).
+  // A non-loopback bind is there for a scraper, which names the pod or host by its address:
+  // no Host is checked there (the network decides who reaches it; see docs/operations.md).
+  if (isLoopbackHost(at.host)) guard = allowHosts(loopbackGuard(port, at.host), at.allowedHosts ?? []);
   return {
     server,
     url: new URL(`http://${host}:${port}/metrics`),
