@@ -13,7 +13,15 @@ interface Command {
 }
 
 const commands: Record<string, Command> = {
-  serve: { usage: SERVE_USAGE, run: async (argv) => (await import('./serve.js')).serve(argv) },
+  serve: {
+    usage: SERVE_USAGE,
+    run: async (argv) => {
+      // A bad option, a busy port or an unusable SQLite path fails before the server side (the
+      // SDK, the stores) loads: in well under a second.
+      await (await import('./preflight.js')).preflight((await import('./serve-options.js')).parseServeOptions(argv));
+      return (await import('./serve.js')).serve(argv);
+    },
+  },
   probe: { usage: PROBE_USAGE, run: async (argv) => (await import('./probe/command.js')).probe(argv) },
   chaos: { usage: CHAOS_USAGE, run: async (argv) => (await import('./chaos.js')).chaos(argv) },
   demo: { usage: DEMO_USAGE, run: async (argv) => (await import('./demo/command.js')).demo(argv) },

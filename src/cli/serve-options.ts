@@ -1,6 +1,6 @@
 /** `mcp-continuity serve`'s options: parsed and checked before anything is opened. */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DRAIN_MS } from '../server/endpoint.js';
+import { DEFAULT_DRAIN_MS } from '../server/endpoint-api.js';
 import { UsageError } from './usage.js';
 import { LOG_FORMATS, type LogFormat } from './event-log.js';
 import { parseHostPort } from './ops-server.js';

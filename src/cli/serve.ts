@@ -13,7 +13,7 @@ import { redactUrl } from '../store/redis/url.js';
 import type { Endpoint } from '../server/endpoint.js';
 import type { ModernHandler } from '../server/eras.js';
 import { banner } from './banner.js';
-import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
+import { listenError, preflight } from './preflight.js';
 import { eventLog, type EventLog } from './event-log.js';
 import { startOpsServer, type OpsServer, type OpsServerOptions } from './ops-server.js';
 import { DEFAULT_STORE, parseServeOptions, type ServeOptions } from './serve-options.js';
@@ -59,8 +59,7 @@ const STORE_CLOSE_MS = 150;
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv);
   // Nothing is created (no database file) until the port is known to be free and the path usable.
-  await ensurePortFree(options.port, options.host);
-  if (options.store.startsWith('sqlite:') && options.store !== 'sqlite:') checkSqlitePath(options.store.slice('sqlite:'.length));
+  await preflight(options);
   const resource = options.metricsAt !== undefined || tracesRequested() ? await serveResource() : undefined;
   const tracing = resource && tracesRequested() ? await startTracing(resource) : undefined;
   const redis = isRedisSpec(options.store) ? await openRedisStore(options.store) : undefined;

@@ -21,7 +21,12 @@ async function session(url: string): Promise<(message: object) => Promise<string
   const init = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   assert.equal(init.status, 200);
   await init.text();
@@ -44,7 +49,16 @@ async function session(url: string): Promise<(message: object) => Promise<string
 /** The distinct series of a Prometheus text exposition, a histogram's buckets, sum and count as one. */
 function series(text: string): string[] {
   const samples = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-  return [...new Set(samples.map((l) => l.slice(0, l.lastIndexOf(' ')).replace(/_(bucket|sum|count)\{/, '{').replace(/,?le="[^"]*"/, '')))];
+  return [
+    ...new Set(
+      samples.map((l) =>
+        l
+          .slice(0, l.lastIndexOf(' '))
+          .replace(/_(bucket|sum|count)\{/, '{')
+          .replace(/,?le="[^"]*"/, ''),
+      ),
+    ),
+  ];
 }
 
 /** Runs `count` calls, `width` at a time. */
@@ -69,53 +83,59 @@ function getWithHost(url: URL, host: string, origin?: string): Promise<number> {
   });
 }
 
-test('serve --metrics under hostile names: unknown names add no series, 100 KB names are cut and counted, the scrape answers', { timeout: 300_000 }, async (t) => {
-  const { child, line } = await startCli(['serve', '--port', '0', '--store', 'memory', '--metrics', '127.0.0.1:0', '--log-format', 'json'], {
-    env: { ...process.env, OTEL_SERVICE_NAME: 'continuity-under-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=hostile' },
-  });
-  t.after(() => stop(child));
-  const listening = JSON.parse(line) as { url: string; metrics: string };
-  const metrics = new URL(listening.metrics);
-  const post = await session(listening.url);
-  const scrape = async (): Promise<string> => {
-    const res = await fetch(metrics);
-    const text = await res.text();
-    assert.equal(res.status, 200, text.slice(0, 500));
-    return text;
-  };
+test(
+  'serve --metrics under hostile names: unknown names add no series, 100 KB names are cut and counted, the scrape answers',
+  { timeout: 300_000 },
+  async (t) => {
+    const { child, line } = await startCli(['serve', '--port', '0', '--store', 'memory', '--metrics', '127.0.0.1:0', '--log-format', 'json'], {
+      env: { ...process.env, OTEL_SERVICE_NAME: 'continuity-under-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=hostile' },
+    });
+    t.after(() => stop(child));
+    const listening = JSON.parse(line) as { url: string; metrics: string };
+    const metrics = new URL(listening.metrics);
+    const post = await session(listening.url);
+    const scrape = async (): Promise<string> => {
+      const res = await fetch(metrics);
+      const text = await res.text();
+      assert.equal(res.status, 200, text.slice(0, 500));
+      return text;
+    };
 
-  // A registered tool keeps its name; a JSON-RPC error carries its code as the status.
-  assert.match(await post({ id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }), /"text":"3"/);
-  assert.match(await post({ id: 2, method: 'no/such/method' }), /-32601/);
-  const baseline = await scrape();
-  assert.match(baseline, /target_info\{[^}]*service_name="continuity-under-test"/);
-  assert.match(baseline, /target_info\{[^}]*deployment_environment="hostile"/);
-  assert.match(baseline, /^mcp_server_operation_duration_seconds_count\{[^}]*gen_ai_tool_name="add"/m);
-  assert.match(baseline, /^mcp_server_operation_duration_seconds_count\{mcp_method_name="_OTHER"[^}]*rpc_response_status_code="-32601"/m);
-  assert.doesNotMatch(baseline, /^mcp_server_operation_duration_count/m, 'no duration without its unit');
+    // A registered tool keeps its name; a JSON-RPC error carries its code as the status.
+    assert.match(await post({ id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }), /"text":"3"/);
+    assert.match(await post({ id: 2, method: 'no/such/method' }), /-32601/);
+    const baseline = await scrape();
+    assert.match(baseline, /target_info\{[^}]*service_name="continuity-under-test"/);
+    assert.match(baseline, /target_info\{[^}]*deployment_environment="hostile"/);
+    assert.match(baseline, /^mcp_server_operation_duration_seconds_count\{[^}]*gen_ai_tool_name="add"/m);
+    assert.match(baseline, /^mcp_server_operation_duration_seconds_count\{mcp_method_name="_OTHER"[^}]*rpc_response_status_code="-32601"/m);
+    assert.doesNotMatch(baseline, /^mcp_server_operation_duration_count/m, 'no duration without its unit');
 
-  // 1,000 calls to random unknown tool names.
-  await calls(1000, 8, (i) => post({ id: `u${i}`, method: 'tools/call', params: { name: `tool-${randomBytes(8).toString('hex')}`, arguments: {} } }));
-  const after = await scrape();
-  const added = series(after).length - series(baseline).length;
-  assert.ok(added <= 5, `1,000 unknown tool names added ${added} series`);
-  assert.ok(added > 0, 'the unknown calls are counted, under _OTHER');
-  assert.match(after, /gen_ai_tool_name="_OTHER"/);
-  assert.doesNotMatch(after, /tool-[0-9a-f]{16}/, 'no unknown name reaches the scrape');
+    // 1,000 calls to random unknown tool names.
+    await calls(1000, 8, (i) => post({ id: `u${i}`, method: 'tools/call', params: { name: `tool-${randomBytes(8).toString('hex')}`, arguments: {} } }));
+    const after = await scrape();
+    const added = series(after).length - series(baseline).length;
+    assert.ok(added <= 5, `1,000 unknown tool names added ${added} series`);
+    assert.ok(added > 0, 'the unknown calls are counted, under _OTHER');
+    assert.match(after, /gen_ai_tool_name="_OTHER"/);
+    assert.doesNotMatch(after, /tool-[0-9a-f]{16}/, 'no unknown name reaches the scrape');
 
-  // 400 calls with 100 KB tool names (40 MB), then a scrape.
-  const long = (i: number): string => `${i}-${'x'.repeat(100 * 1024)}`;
-  await calls(400, 8, (i) => post({ id: `l${i}`, method: 'tools/call', params: { name: long(i), arguments: {} } }));
-  const started = performance.now();
-  const bounded = await scrape();
-  const ms = performance.now() - started;
-  assert.ok(bounded.length < 256 * 1024, `the scrape is ${bounded.length} bytes`);
-  const cuts = /^mcp_continuity_cut_names_total\{mcp_continuity_attribute="gen_ai.tool.name"[^}]*\} (\d+)/m.exec(bounded);
-  assert.ok(cuts && Number(cuts[1]) >= 400, `cut names counted: ${cuts?.[0] ?? 'none'}`);
-  assert.equal(child.exitCode, null, 'serve is still running');
-  t.diagnostic(`series: baseline ${series(baseline).length}, after 1,000 unknown names ${series(after).length}, after 400 × 100 KB ${series(bounded).length}`);
-  t.diagnostic(`scrape after the long names: ${bounded.length} bytes in ${ms.toFixed(0)} ms`);
-});
+    // 400 calls with 100 KB tool names (40 MB), then a scrape.
+    const long = (i: number): string => `${i}-${'x'.repeat(100 * 1024)}`;
+    await calls(400, 8, (i) => post({ id: `l${i}`, method: 'tools/call', params: { name: long(i), arguments: {} } }));
+    const started = performance.now();
+    const bounded = await scrape();
+    const ms = performance.now() - started;
+    assert.ok(bounded.length < 256 * 1024, `the scrape is ${bounded.length} bytes`);
+    const cuts = /^mcp_continuity_cut_names_total\{mcp_continuity_attribute="gen_ai.tool.name"[^}]*\} (\d+)/m.exec(bounded);
+    assert.ok(cuts && Number(cuts[1]) >= 400, `cut names counted: ${cuts?.[0] ?? 'none'}`);
+    assert.equal(child.exitCode, null, 'serve is still running');
+    t.diagnostic(
+      `series: baseline ${series(baseline).length}, after 1,000 unknown names ${series(after).length}, after 400 × 100 KB ${series(bounded).length}`,
+    );
+    t.diagnostic(`scrape after the long names: ${bounded.length} bytes in ${ms.toFixed(0)} ms`);
+  },
+);
 
 test('a JSON-RPC id holding a newline stays on one text log line', { timeout: 60_000 }, async (t) => {
   const { child, line } = await startCli(['serve', '--port', '0', '--store', 'memory', '--log-format', 'text']);
@@ -158,13 +178,33 @@ test('the text log quotes what could pass for another field or line', () => {
   assert.match(lines[4] ?? '', / request=7 /);
   const json: string[] = [];
   const jlog = eventLog({ format: 'json', quiet: false, write: (l) => json.push(l) });
-  jlog.hooks.onRefusal?.({ code: 'session-not-found', status: 404, method: 'POST', sessionId: 's', requestId: 'a\u2028b', lastEventId: undefined, replicaId: 'r' });
+  jlog.hooks.onRefusal?.({
+    code: 'session-not-found',
+    status: 404,
+    method: 'POST',
+    sessionId: 's',
+    requestId: 'a\u2028b',
+    lastEventId: undefined,
+    replicaId: 'r',
+  });
   assert.doesNotMatch(json[0] ?? '', /\u2028/);
   assert.equal((JSON.parse(json[0] ?? '') as { request: string }).request, 'a\u2028b');
 });
 
 test('the ops server checks Host and Origin like the endpoint: a rebinding name is refused', { timeout: 60_000 }, async (t) => {
-  const { child, line } = await startCli(['serve', '--port', '0', '--store', 'memory', '--metrics', '127.0.0.1:0', '--log-format', 'json', '--allowed-hosts', 'mcp.example.com']);
+  const { child, line } = await startCli([
+    'serve',
+    '--port',
+    '0',
+    '--store',
+    'memory',
+    '--metrics',
+    '127.0.0.1:0',
+    '--log-format',
+    'json',
+    '--allowed-hosts',
+    'mcp.example.com',
+  ]);
   t.after(() => stop(child));
   const metrics = new URL((JSON.parse(line) as { metrics: string }).metrics);
   const port = metrics.port;

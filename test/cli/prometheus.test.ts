@@ -49,7 +49,8 @@ test('the shipped Grafana dashboard is JSON whose queries name exported metrics'
   const exprs = dashboard.panels.flatMap((p) => p.targets.map((x) => x.expr));
   assert.ok(exprs.length > 10);
   const names = new Set(exprs.flatMap((e) => e.match(/\b(mcp_[a-z_]+)(?=\{)/g) ?? []));
-  for (const name of names) assert.match(name, /^mcp_(server|continuity)_[a-z_]+(_total|_seconds_count|_seconds_bucket|_bytes)$/, `${name} is a name the exporter writes`);
+  for (const name of names)
+    assert.match(name, /^mcp_(server|continuity)_[a-z_]+(_total|_seconds_count|_seconds_bucket|_bytes)$/, `${name} is a name the exporter writes`);
 });
 
 test('a real Prometheus scraping serve --metrics stores the continuity metrics', { timeout: 180_000 }, async (t) => {
@@ -60,7 +61,12 @@ test('a real Prometheus scraping serve --metrics stores the continuity metrics',
   // One refusal, so a continuity counter has a sample: a POST for a session this server never had.
   const refused = await fetch(listening.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'none', 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': 'none',
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   assert.equal(refused.status, 404);

@@ -15,7 +15,10 @@ interface KeyValue {
   value: { stringValue?: string; intValue?: string | number };
 }
 interface OtlpTraces {
-  resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { scope: { name: string }; spans: { name: string; kind: number; attributes: KeyValue[] }[] }[] }[];
+  resourceSpans: {
+    resource: { attributes: KeyValue[] };
+    scopeSpans: { scope: { name: string }; spans: { name: string; kind: number; attributes: KeyValue[] }[] }[];
+  }[];
 }
 
 function body(req: IncomingMessage): Promise<string> {
@@ -66,7 +69,13 @@ test('serve exports spans to an OTLP/HTTP receiver, with the service name', { ti
   });
   await init.text();
   const session = { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
-  await (await fetch(listening.url, { method: 'POST', headers: { ...headers, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(listening.url, {
+      method: 'POST',
+      headers: { ...headers, ...session },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
   const call = await fetch(listening.url, {
     method: 'POST',
     headers: { ...headers, ...session },
