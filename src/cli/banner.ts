@@ -2,7 +2,7 @@
 import { version } from './usage.js';
 
 /** The banner for a server listening at `url` on `store`, as replica `replicaId` (with its scrape URL under `--metrics`). */
-export function banner(url: string, store: string, replicaId: string, metricsUrl?: string): string {
+export function banner(url: string, store: string, replicaId: string, metricsUrl?: string, tracesUrl?: string): string {
   const init = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -15,5 +15,6 @@ export function banner(url: string, store: string, replicaId: string, metricsUrl
     `  inspect:  npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list`,
     `  audit:    npx mcp-continuity probe ${url}`,
     ...(metricsUrl === undefined ? [] : [`  metrics:  ${metricsUrl} (health: /healthz, readiness: /readyz)`]),
+    ...(tracesUrl === undefined ? [] : [`  traces:   OTLP/HTTP to ${tracesUrl}`]),
   ].join('\n');
 }

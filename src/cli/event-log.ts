@@ -59,7 +59,8 @@ export function eventLog(options: EventLogOptions): EventLog {
           // A refused resume is the server's side of a divergence: the client's history cannot be continued here.
           event: e.lastEventId === undefined ? 'refusal' : 'divergence',
           session: e.sessionId,
-          request: e.requestId,
+          // The client's own JSON-RPC id: any length, any characters; cut here, escaped by format().
+          request: typeof e.requestId === 'string' ? e.requestId.slice(0, MAX_FIELD) : e.requestId,
           code: e.code,
           status: e.status,
           method: e.method,
@@ -71,11 +72,32 @@ export function eventLog(options: EventLogOptions): EventLog {
   };
 }
 
+/** Longest value of a field a client picks (its request id) that a line keeps. */
+const MAX_FIELD = 128;
+
+/** Characters that end or corrupt a line for some reader of the log: controls, NEL, and the Unicode line and paragraph separators. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 function format(kind: LogFormat, entry: LogFields & { time: string; replica: string }): string {
-  if (kind === 'json') return JSON.stringify(entry);
+  if (kind === 'json') return JSON.stringify(entry).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   const { time, level, event, message, ...fields } = entry;
   const rest = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${String(v)}`);
-  return `[mcp-continuity] ${time} ${level} ${event}${rest.length ? ` ${rest.join(' ')}` : ''}${message === undefined ? '' : `: ${String(message)}`}`;
+    .map(([k, v]) => `${k}=${textValue(v)}`);
+  return `[mcp-continuity] ${time} ${level} ${event}${rest.length ? ` ${rest.join(' ')}` : ''}${message === undefined ? '' : `: ${escape(String(message))}`}`;
+}
+
+/**
+ * A field of a text line: bare when it is plain printable ASCII, otherwise quoted and escaped
+ * as a JSON string, so a value can neither end the line nor pass for another `key=value`.
+ */
+function textValue(value: unknown): string {
+  const text = String(value);
+  return /^[\x21-\x7e]+$/.test(text) && !/["=\\]/.test(text) ? text : escape(JSON.stringify(text));
+}
+
+/** `text` with every line-breaking or control character written as `\uXXXX`. */
+function escape(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -13,7 +13,15 @@ interface Command {
 }
 
 const commands: Record<string, Command> = {
-  serve: { usage: SERVE_USAGE, run: async (argv) => (await import('./serve.js')).serve(argv) },
+  serve: {
+    usage: SERVE_USAGE,
+    run: async (argv) => {
+      // A bad option, a busy port or an unusable SQLite path fails before the server side (the
+      // SDK, the stores) loads: in well under a second.
+      await (await import('./preflight.js')).preflight((await import('./serve-options.js')).parseServeOptions(argv));
+      return (await import('./serve.js')).serve(argv);
+    },
+  },
   probe: { usage: PROBE_USAGE, run: async (argv) => (await import('./probe/command.js')).probe(argv) },
   chaos: { usage: CHAOS_USAGE, run: async (argv) => (await import('./chaos.js')).chaos(argv) },
   demo: { usage: DEMO_USAGE, run: async (argv) => (await import('./demo/command.js')).demo(argv) },
@@ -41,6 +49,9 @@ async function main(argv: string[]): Promise<number | void> {
 /** Node's parseArgs errors, reworded as one line. */
 function argsMessage(error: Error & { code?: unknown }): string | undefined {
   if (typeof error.code !== 'string' || !error.code.startsWith('ERR_PARSE_ARGS')) return undefined;
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(error.message);
+  // Node's message for `--drain-ms -5` spans three lines and suggests nothing about the value itself.
+  if (ambiguous) return `${ambiguous[1]} needs a value; a value starting with - goes as ${ambiguous[1]}=VALUE`;
   return error.message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '').replace(/^Unknown option/, 'unknown option');
 }
 
@@ -54,24 +65,31 @@ main(process.argv.slice(2)).then(
     process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
   },
   (error: unknown) => {
-    const command = process.argv[2];
-    const hint = command !== undefined && Object.hasOwn(commands, command) ? `mcp-continuity ${command} --help` : 'mcp-continuity --help';
-    if (error instanceof UsageError) {
-      console.error(redactUrl(`mcp-continuity: ${error.message} (see ${hint})`));
-      process.exitCode = 2;
-      return;
-    }
-    const parse = error instanceof Error ? argsMessage(error) : undefined;
-    if (parse !== undefined) {
-      console.error(redactUrl(`mcp-continuity: ${parse} (see ${hint})`));
-      process.exitCode = 2;
-      return;
-    }
-    // Startup failures are one line that names the fix; anything else too, unless asked for the stack.
-    const message = error instanceof Error ? error.message : String(error);
-    // A store URL's password never reaches the terminal (or the logs it is piped to).
-    console.error(redactUrl(`mcp-continuity: ${message}`));
-    if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(redactUrl(String((error as Error).stack ?? error)));
-    process.exitCode = 1;
+    fail(error);
+    // A command that failed exits now, once its message is out, even if what it had opened
+    // before failing (a listening socket, a store's connection, a timer) would keep it alive.
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(process.exitCode ?? 1)));
   },
 );
+
+function fail(error: unknown): void {
+  const command = process.argv[2];
+  const hint = command !== undefined && Object.hasOwn(commands, command) ? `mcp-continuity ${command} --help` : 'mcp-continuity --help';
+  if (error instanceof UsageError) {
+    console.error(redactUrl(`mcp-continuity: ${error.message} (see ${hint})`));
+    process.exitCode = 2;
+    return;
+  }
+  const parse = error instanceof Error ? argsMessage(error) : undefined;
+  if (parse !== undefined) {
+    console.error(redactUrl(`mcp-continuity: ${parse} (see ${hint})`));
+    process.exitCode = 2;
+    return;
+  }
+  // Startup failures are one line that names the fix; anything else too, unless asked for the stack.
+  const message = error instanceof Error ? error.message : String(error);
+  // A store URL's password never reaches the terminal (or the logs it is piped to).
+  console.error(redactUrl(`mcp-continuity: ${message}`));
+  if (!(error instanceof StartupError) && process.env['MCP_CONTINUITY_DEBUG']) console.error(redactUrl(String((error as Error).stack ?? error)));
+  process.exitCode = 1;
+}

@@ -10,9 +10,21 @@ import { betterSqlite3, openDatabase } from '../store/sqlite/driver.js';
 import { isContinuityError } from '../protocol/errors.js';
 import { StartupError } from './usage.js';
 
-/** Fails with a `StartupError` if `port` on `host` cannot be bound (port 0 always can). */
+/**
+ * Every check `serve` can make before it loads the server side: its port, the `--metrics`
+ * port, and an SQLite path. Run first, they fail in well under a second.
+ */
+export async function preflight(options: { port: number; host: string; store: string; metricsAt: { host: string; port: number } | undefined }): Promise<void> {
+  await ensurePortFree(options.port, options.host);
+  if (options.metricsAt)
+    await ensurePortFree(options.metricsAt.port, options.metricsAt.host).catch((error: unknown) => {
+      throw new StartupError(`--metrics: ${(error as Error).message.replace(/--port|--host/g, '--metrics')}`);
+    });
+  if (options.store.startsWith('sqlite:') && options.store !== 'sqlite:') checkSqlitePath(options.store.slice('sqlite:'.length));
+}
+
+/** Fails with a `StartupError` if `port` on `host` cannot be bound (port 0 checks the host: it must be this machine's). */
 export async function ensurePortFree(port: number, host: string): Promise<void> {
-  if (port === 0) return;
   const server = createServer();
   await new Promise<void>((done, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => fail(listenError(error, host, port)));

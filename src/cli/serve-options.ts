@@ -1,6 +1,6 @@
 /** `mcp-continuity serve`'s options: parsed and checked before anything is opened. */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DRAIN_MS } from '../server/endpoint.js';
+import { DEFAULT_DRAIN_MS } from '../server/endpoint-api.js';
 import { UsageError } from './usage.js';
 import { LOG_FORMATS, type LogFormat } from './event-log.js';
 import { parseHostPort } from './ops-server.js';
@@ -48,6 +48,8 @@ export function parseServeOptions(argv: string[]): ServeOptions {
   // Number('') is 0: without this an empty --port would silently pick a random port.
   if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
     throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values.port)}`, 'serve');
+  // The path is joined to the origin as it is: without its slash, `mcp` would make no URL at all.
+  if (!/^\/[^\s?#]*$/.test(values.path)) throw new UsageError(`--path must start with / (e.g. /mcp), got ${JSON.stringify(values.path)}`, 'serve');
   if (!/^\d{1,7}$/.test(values['drain-ms']))
     throw new UsageError(`--drain-ms must be an integer number of milliseconds, got ${JSON.stringify(values['drain-ms'])}`, 'serve');
   const allowedHosts = values['allowed-hosts']

@@ -13,10 +13,11 @@ import { redactUrl } from '../store/redis/url.js';
 import type { Endpoint } from '../server/endpoint.js';
 import type { ModernHandler } from '../server/eras.js';
 import { banner } from './banner.js';
-import { checkSqlitePath, ensurePortFree, listenError } from './preflight.js';
+import { listenError, preflight } from './preflight.js';
 import { eventLog, type EventLog } from './event-log.js';
-import { startOpsServer, type OpsServer } from './ops-server.js';
+import { startOpsServer, type OpsServer, type OpsServerOptions } from './ops-server.js';
 import { DEFAULT_STORE, parseServeOptions, type ServeOptions } from './serve-options.js';
+import { serveResource, startTracing, tracesRequested, type Tracing } from './otel.js';
 
 export { SERVE_USAGE } from './usage.js';
 export { DEFAULT_STORE };
@@ -58,8 +59,9 @@ const STORE_CLOSE_MS = 150;
 export async function serve(argv: string[]): Promise<void> {
   const options = parseServeOptions(argv);
   // Nothing is created (no database file) until the port is known to be free and the path usable.
-  await ensurePortFree(options.port, options.host);
-  if (options.store.startsWith('sqlite:') && options.store !== 'sqlite:') checkSqlitePath(options.store.slice('sqlite:'.length));
+  await preflight(options);
+  const resource = options.metricsAt !== undefined || tracesRequested() ? await serveResource() : undefined;
+  const tracing = resource && tracesRequested() ? await startTracing(resource) : undefined;
   const redis = isRedisSpec(options.store) ? await openRedisStore(options.store) : undefined;
   const store = redis?.store ?? openStore(options.store);
   const log = eventLog({ format: options.format, quiet: options.quiet });
@@ -77,7 +79,10 @@ export async function serve(argv: string[]): Promise<void> {
   log.setReplica(endpoint.replicaId);
   // SIGTERM first takes the replica out of rotation (readiness fails), then closes it.
   const state = { leaving: false };
-  const ops = options.metricsAt === undefined ? undefined : await startOps(options.metricsAt, store, () => state.leaving || endpoint.draining);
+  const ops =
+    options.metricsAt === undefined
+      ? undefined
+      : await startOps({ ...options.metricsAt, resource, allowedHosts: options.allowedHosts }, store, () => state.leaving || endpoint.draining);
   let listener: Awaited<ReturnType<typeof listen>>;
   try {
     listener = await listen(withAllowedHosts(endpoint, options.allowedHosts), { port: options.port, host: options.host, path: options.path });
@@ -87,10 +92,12 @@ export async function serve(argv: string[]): Promise<void> {
     throw listenError(error as NodeJS.ErrnoException, options.host, options.port);
   }
   guardPublicBind(endpoint, options, listener.url);
-  announce(options, log, listener.url, endpoint.replicaId, ops);
+  announce(options, log, listener.url, endpoint.replicaId, ops, tracing);
   stopOnSignals(state, options, async (drainMs) => {
     await listener.close({ drainMs });
     await ops?.close();
+    // The last spans (the drain's own calls) leave before the process does, within a bound.
+    await tracing?.shutdown();
     // A store that does not answer must not keep the process past its drain: what it
     // still owes (a quit) is dropped with the process.
     await Promise.race([store.close(), new Promise((resolve) => setTimeout(resolve, STORE_CLOSE_MS).unref())]);
@@ -98,7 +105,7 @@ export async function serve(argv: string[]): Promise<void> {
 }
 
 /** Starts the `--metrics` server; on failure closes the store and names the flag to fix. */
-function startOps(at: { host: string; port: number }, store: Store, draining: () => boolean): Promise<OpsServer> {
+function startOps(at: OpsServerOptions, store: Store, draining: () => boolean): Promise<OpsServer> {
   return startOpsServer(at, {
     get draining() {
       return draining();
@@ -130,9 +137,11 @@ function guardPublicBind(endpoint: Endpoint, options: ServeOptions, url: URL): v
 }
 
 /** Says where the server listens: a JSON event, the bare URL (--quiet) or the banner. The store is named without its password. */
-function announce(options: ServeOptions, log: EventLog, url: URL, replicaId: string, ops: OpsServer | undefined): void {
-  if (options.format === 'json') log.log({ level: 'info', event: 'listening', url: url.href, store: redactUrl(options.store), metrics: ops?.url.href }, true);
-  else console.log(options.quiet ? url.href : banner(url.href, redactUrl(options.store), replicaId, ops?.url.href));
+function announce(options: ServeOptions, log: EventLog, url: URL, replicaId: string, ops: OpsServer | undefined, tracing: Tracing | undefined): void {
+  const traces = tracing === undefined ? undefined : redactUrl(tracing.endpoint);
+  if (options.format === 'json')
+    log.log({ level: 'info', event: 'listening', url: url.href, store: redactUrl(options.store), metrics: ops?.url.href, traces }, true);
+  else console.log(options.quiet ? url.href : banner(url.href, redactUrl(options.store), replicaId, ops?.url.href, traces));
 }
 
 /**

@@ -67,7 +67,11 @@ notifications) on a continuity-proving Streamable HTTP endpoint.
   --log-format F        text (default) or json: one line per takeover, refusal,
                         divergence, drain, rebuild and store fault, naming the replica
   --unready-ms N        on SIGTERM, answer /readyz 503 for N ms before closing, so a
-                        load balancer stops sending new requests first (default 0)`;
+                        load balancer stops sending new requests first (default 0)
+
+OpenTelemetry's own variables: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the
+service in /metrics and on spans; OTEL_EXPORTER_OTLP_ENDPOINT (with the other
+OTEL_EXPORTER_OTLP_* variables) exports spans over OTLP/HTTP (docs/operations.md).`;
 
 export const PROBE_USAGE = `Usage: mcp-continuity probe <url> [options]
 

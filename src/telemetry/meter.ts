@@ -30,6 +30,7 @@ export const METRIC = {
   readerCuts: 'mcp_continuity.server.reader_cuts',
   bufferedBytes: 'mcp_continuity.server.buffered.bytes',
   drains: 'mcp_continuity.server.drains',
+  cutNames: 'mcp_continuity.cut_names',
   reconnects: 'mcp_continuity.client.reconnects',
   divergences: 'mcp_continuity.client.divergences',
 } as const;
@@ -50,6 +51,7 @@ export interface Instruments {
   readonly fencedWrites: Counter;
   readonly readerCuts: Counter;
   readonly drains: Counter;
+  readonly cutNames: Counter;
   readonly reconnects: Counter;
   readonly divergences: Counter;
   readonly bufferedBytes: ObservableGauge;
@@ -97,6 +99,7 @@ function make(meter: Meter): Instruments {
     fencedWrites: counter(METRIC.fencedWrites, 'Writes the store refused because another replica took the session over', '{write}'),
     readerCuts: counter(METRIC.readerCuts, 'SSE readers cut off (behind, stalled, or past the process-wide bound)', '{reader}'),
     drains: counter(METRIC.drains, 'Endpoint drains, by outcome', '{drain}'),
+    cutNames: counter(METRIC.cutNames, 'Names (of methods, tools, prompts) cut to 128 characters before they became an attribute, by attribute', '{name}'),
     reconnects: counter(METRIC.reconnects, 'Client reconnections of a stream, by outcome', '{reconnect}'),
     divergences: counter(METRIC.divergences, 'Divergences or session losses the client detected, by code', '{divergence}'),
     bufferedBytes,

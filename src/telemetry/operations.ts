@@ -9,10 +9,13 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import { extractFromMeta } from './trace-context.js';
 import { SCOPE, instruments } from './meter.js';
+import { KnownNames, OTHER, cut, knownMethod } from './names.js';
 
 interface Open {
   readonly span: Span;
   readonly started: number;
+  /** The request's method (its response may teach the server's tool and prompt names). */
+  readonly method: string;
   /** The metric's attributes: the span's without the per-session and per-request ones. */
   readonly attributes: Attributes;
 }
@@ -22,35 +25,45 @@ export type Side = 'server' | 'client';
 
 /**
  * The span name and attributes of one request or notification. `attributes` are the
- * metric's (low cardinality); the span adds the session and request ids.
+ * metric's (low cardinality); the span adds the session and request ids. With `names` (the
+ * server's side) the metric's method, tool and prompt names are the server's own or
+ * `_OTHER`: a client picks them, and must not pick the series. Every name is cut to a bound.
  */
 export function describe(
   message: JsonRpcMessage & { method: string },
   sessionId: string | undefined,
   protocolVersion: string | undefined,
+  names?: KnownNames,
 ): { name: string; attributes: Attributes; spanAttributes: Attributes } {
-  const attributes: Attributes = { 'mcp.method.name': message.method, 'network.transport': 'tcp' };
+  const method = cut(message.method, 'mcp.method.name');
+  const attributes: Attributes = { 'mcp.method.name': names ? knownMethod(message.method) : method, 'network.transport': 'tcp' };
   if (protocolVersion !== undefined) attributes['mcp.protocol.version'] = protocolVersion;
-  const spanAttributes: Attributes = { ...attributes };
+  const spanAttributes: Attributes = { ...attributes, 'mcp.method.name': method };
   if (sessionId !== undefined) spanAttributes['mcp.session.id'] = sessionId;
-  if ('id' in message && message.id !== undefined && message.id !== null) spanAttributes['jsonrpc.request.id'] = String(message.id);
+  if ('id' in message && message.id !== undefined && message.id !== null) spanAttributes['jsonrpc.request.id'] = cut(String(message.id), 'jsonrpc.request.id');
   const params = (message as { params?: Record<string, unknown> }).params;
-  const target = typeof params?.['name'] === 'string' ? params['name'] : undefined;
-  const named = target !== undefined && (message.method === 'tools/call' || message.method === 'prompts/get');
-  if (named && message.method === 'tools/call') Object.assign(attributes, { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' });
-  if (named && message.method === 'prompts/get') attributes['gen_ai.prompt.name'] = target;
-  Object.assign(spanAttributes, attributes);
+  const full = typeof params?.['name'] === 'string' ? params['name'] : undefined;
+  const kind = message.method === 'tools/call' ? 'tool' : message.method === 'prompts/get' ? 'prompt' : undefined;
+  if (full === undefined || kind === undefined) return { name: method, attributes, spanAttributes };
+  const key = kind === 'tool' ? 'gen_ai.tool.name' : 'gen_ai.prompt.name';
+  const target = cut(full, key);
+  attributes[key] = names && !names.has(kind, full) ? OTHER : target;
+  spanAttributes[key] = target;
+  if (kind === 'tool') attributes['gen_ai.operation.name'] = spanAttributes['gen_ai.operation.name'] = 'execute_tool';
   // Only a tool's or a prompt's name is a low-cardinality target (never a resource URI).
-  return { name: named ? `${message.method} ${target}` : message.method, attributes, spanAttributes };
+  return { name: `${message.method} ${target}`, attributes, spanAttributes };
 }
 
 /** The operations of one session on one side. */
 export class Operations {
   readonly #side: Side;
   readonly #open = new Map<string, Open>();
+  /** The server's tools and prompts (server side only; the client names its own). */
+  readonly names: KnownNames | undefined;
 
   constructor(side: Side) {
     this.#side = side;
+    this.names = side === 'server' ? new KnownNames() : undefined;
   }
 
   /**
@@ -58,17 +71,17 @@ export class Operations {
    * `parent`: where the span hangs (the server extracts it from `params._meta`).
    */
   begin(message: JsonRpcMessage & { method: string }, sessionId: string | undefined, protocolVersion: string | undefined, parent?: Context): Context {
-    const { name, attributes, spanAttributes } = describe(message, sessionId, protocolVersion);
+    const { name, attributes, spanAttributes } = describe(message, sessionId, protocolVersion, this.names);
     const from = parent ?? (this.#side === 'server' ? extractFromMeta((message as { params?: unknown }).params) : context.active());
     const span = trace
       .getTracer(SCOPE)
       .startSpan(name, { kind: this.#side === 'server' ? SpanKind.SERVER : SpanKind.CLIENT, attributes: spanAttributes }, from);
     const started = performance.now();
     if ('id' in message && message.id !== undefined && message.id !== null) {
-      this.#open.set(JSON.stringify(message.id), { span, started, attributes });
+      this.#open.set(JSON.stringify(message.id), { span, started, method: message.method, attributes });
     } else {
       // A notification is done once it is handed over.
-      finish(this.#side, { span, started, attributes }, undefined);
+      finish(this.#side, { span, started, method: message.method, attributes }, undefined);
     }
     return trace.setSpan(from, span);
   }
@@ -85,6 +98,8 @@ export class Operations {
     const open = this.#open.get(key);
     if (!open) return;
     this.#open.delete(key);
+    if (this.names && 'result' in message && (open.method === 'tools/list' || open.method === 'prompts/list'))
+      this.names.learn(open.method === 'tools/list' ? 'tool' : 'prompt', message.result);
     const error = 'error' in message ? message.error : undefined;
     const toolError = 'result' in message && (message.result as { isError?: unknown }).isError === true;
     finish(
@@ -111,10 +126,13 @@ export class Operations {
 }
 
 function finish(side: Side, open: Open, error: { type: string; message: string } | undefined): void {
-  const attributes = error ? { ...open.attributes, 'error.type': error.type } : open.attributes;
+  // A JSON-RPC error's code is also the conventions' rpc.response.status_code, on the span and the metric.
+  const status = error && /^-?\d{1,12}$/.test(error.type) ? error.type : undefined;
+  const attributes: Attributes = error ? { ...open.attributes, 'error.type': cut(error.type, 'error.type') } : open.attributes;
+  if (status !== undefined) attributes['rpc.response.status_code'] = status;
   if (error) {
-    open.span.setAttribute('error.type', error.type);
-    if (/^-?\d+$/.test(error.type)) open.span.setAttribute('rpc.response.status_code', error.type);
+    open.span.setAttribute('error.type', cut(error.type, 'error.type'));
+    if (status !== undefined) open.span.setAttribute('rpc.response.status_code', status);
     open.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   }
   open.span.end();

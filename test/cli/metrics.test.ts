@@ -56,7 +56,7 @@ test('serve --metrics: a scrape after a probe run counts resumes and refusals; /
   assert.ok(sample(text, 'mcp_continuity_server_resumes_total') > 0, text);
   assert.ok(sample(text, 'mcp_continuity_server_refusals_total') > 0, text);
   assert.match(text, /mcp_continuity_server_resumes_total\{mcp_continuity_outcome="resumed"/);
-  assert.ok(sample(text, 'mcp_server_operation_duration_count') > 0, 'the MCP operation histogram is exported');
+  assert.ok(sample(text, 'mcp_server_operation_duration_seconds_count') > 0, 'the MCP operation histogram is exported');
 
   // One JSON line per refusal and divergence, each naming this replica.
   const entries = output()

@@ -18,12 +18,17 @@ export interface CliResult {
 export function runCli(args: string[], options: SpawnOptions & { timeoutMs?: number; wrapper?: string[] } = {}): Promise<CliResult> {
   // `wrapper`: a command that runs the CLI (e.g. setpriv, to drop capabilities).
   const [cmd, ...pre] = options.wrapper ?? [];
-  const argv = ['--import', TSX, MAIN, ...args];
+  const argv = cliArgv(args);
   const child =
     cmd === undefined
       ? spawn(process.execPath, argv, { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(cmd, [...pre, process.execPath, ...argv], { cwd: ROOT, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   return collect(child, options.timeoutMs ?? 30_000);
+}
+
+/** Node's arguments that run `mcp-continuity …args` from source. */
+export function cliArgv(args: string[]): string[] {
+  return ['--import', TSX, MAIN, ...args];
 }
 
 export function collect(child: ChildProcess, timeoutMs: number): Promise<CliResult> {

@@ -129,7 +129,7 @@ export class Session implements StreamHost, TransportOwner {
   async start(server: SdkServerLike, initialize: JsonRpcRequest): Promise<void> {
     await this.#streams.openStandalone();
     this.#delivery.expectInitialize(initialize);
-    this.#server = server;
+    this.transport.useServer((this.#server = server));
     await server.connect(this.transport as never);
   }
 
@@ -146,7 +146,7 @@ export class Session implements StreamHost, TransportOwner {
     if (plan.upgraded) throw new ContinuityError('session-superseded');
     await this.#streams.restoreStandalone(plan.standalone);
     this.#streams.names.restore(plan.nextStream, plan.closed);
-    this.#server = server;
+    this.transport.useServer((this.#server = server));
     await server.connect(this.transport as never);
     await this.#delivery.internal(JSON.parse(this.record.initialize) as JsonRpcRequest);
     this.transport.receive({ jsonrpc: '2.0', method: 'notifications/initialized' }, {});

@@ -56,6 +56,11 @@ export class SessionTransport {
 
   async start(): Promise<void> {}
 
+  /** The SDK server this transport is connected to: its registered tools and prompts are the metrics' known names. */
+  useServer(server: unknown): void {
+    this.#operations.names?.useServer(server);
+  }
+
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new ContinuityError('session-not-found', 'Transport closed: the session ended'));
     this.#operations.end(message);
