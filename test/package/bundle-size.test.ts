@@ -22,6 +22,14 @@ const CHECKPOINT_CHECKS_GZIPPED = 800;
  * their use), measured at 875 bytes gzipped (18,506 to 19,381).
  */
 const GIVE_UP_GZIPPED = 900;
+/**
+ * Allowed on purpose: every error the client throws is coded, and the one error table that
+ * server, client and CLI share gained the codes for it (reinitialize-failed,
+ * transport-started, inbound-message-invalid, the store and listen codes beside them). The
+ * table ships whole so a client can name any code a server sends; measured at +452 bytes
+ * gzipped (20,367 to 20,819).
+ */
+const CODED_ERRORS_GZIPPED = 500;
 
 test('the transport bundles for the browser within 10% of its former gzipped size, plus what is allowed explicitly', async () => {
   const size = await bundleSize(TRANSPORT_ENTRY);
@@ -48,6 +56,6 @@ test('the transport bundles for the browser within 10% of its former gzipped siz
     [],
     'no OpenTelemetry API',
   );
-  const bound = BEFORE_GZIPPED * 1.1 + CHECKPOINT_CHECKS_GZIPPED + GIVE_UP_GZIPPED;
+  const bound = BEFORE_GZIPPED * 1.1 + CHECKPOINT_CHECKS_GZIPPED + GIVE_UP_GZIPPED + CODED_ERRORS_GZIPPED;
   assert.ok(size.gzipped <= bound, `${size.gzipped} bytes gzipped, over ${bound}`);
 });
