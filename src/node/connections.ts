@@ -1,10 +1,15 @@
 /**
- * How a listener lets its connections go at the end of a drain without cutting a request.
- * A connection is never closed under a request its client is writing or an answer being
- * written: behind a proxy that is a 502 for a request nobody can tell whether it ran.
- * During a drain every answer says `Connection: close`, so each connection kept alive
- * from before closes after its next answer, or when its client lets it go; the listener
- * waits for that, within the drain's window, before it closes what is left.
+ * How a listener lets its connections go at a stop without cutting a request.
+ *
+ * At the stop's start the listener stops listening (a connection attempt is then refused,
+ * which a proxy passes to the next replica) and closes its idle kept-alive connections, so
+ * a proxy stops reusing them and picks another upstream for its next request. From then on
+ * every answer says `Connection: close`, and a connection whose answer was written before
+ * the stop (a stream) is closed as soon as it is idle again: no connection carries a new
+ * request to a process that is going away. A connection is never closed under a request
+ * being read or an answer being written: behind a proxy that is a 502 for a request nobody
+ * can tell whether it ran. What is still open at the end (streams) gets {@link FLUSH_MS}
+ * to finish its answer, then is closed.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,19 +18,18 @@ import type { Socket } from 'node:net';
 export const FLUSH_MS = 200;
 
 export interface Connections {
+  /** Stops listening and closes idle connections; each other one closes once its answer is written. Once only. */
+  stop(): void;
   /** Resolves once no connection is open, or at `deadline` (ms since the epoch). */
   gone(deadline: number): Promise<void>;
-  /**
-   * Stops listening (a connection attempt is then refused, which a proxy passes to the
-   * next replica), closes idle connections, lets answers being written finish for up to
-   * {@link FLUSH_MS}, then closes what is left.
-   */
+  /** Stops (if not yet), lets answers being written finish for up to {@link FLUSH_MS}, then closes what is left. */
   close(): Promise<void>;
 }
 
 export function trackConnections(server: Server): Connections {
   const open = new Set<Socket>();
   const waiters = new Set<() => void>();
+  let closed: Promise<void> | undefined;
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => {
@@ -33,7 +37,21 @@ export function trackConnections(server: Server): Connections {
       if (open.size === 0) for (const w of waiters) w();
     });
   });
+  // After the stop, a connection idle again (its answer written) is closed at once.
+  server.on('request', (_req, res: NodeJS.EventEmitter) => {
+    res.once('finish', () => {
+      if (closed) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  const stop = (): Promise<void> => {
+    closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    return closed;
+  };
   return {
+    stop() {
+      void stop();
+    },
     async gone(deadline) {
       if (open.size === 0 || Date.now() >= deadline) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -47,13 +65,12 @@ export function trackConnections(server: Server): Connections {
       clearTimeout(timer);
     },
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      const stopped = stop();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_MS)))]);
+      await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_MS)))]);
       clearTimeout(timer);
       server.closeAllConnections();
-      await closed;
+      await stopped;
     },
   };
 }
