@@ -3,13 +3,15 @@
  *
  * At the stop's start the listener stops listening (a connection attempt is then refused,
  * which a proxy passes to the next replica) and closes its idle kept-alive connections, so
- * a proxy stops reusing them and picks another upstream for its next request. From then on
- * every answer says `Connection: close`, and a connection whose answer was written before
- * the stop (a stream) is closed as soon as it is idle again: no connection carries a new
- * request to a process that is going away. A connection is never closed under a request
- * being read or an answer being written: behind a proxy that is a 502 for a request nobody
- * can tell whether it ran. What is still open at the end (streams) gets {@link FLUSH_MS}
- * to finish its answer, then is closed.
+ * a proxy stops reusing them and picks another upstream for its next request. During the
+ * drain every answer says `Connection: close`. A connection whose answer began before the
+ * stop (a stream) cannot say so; when it ends, the connection is kept for one more request,
+ * which gets an answer (and `Connection: close`): closing it there, the instant a client
+ * sending calls back to back reuses it, would cut that request. Once the endpoint has
+ * closed, connections are closed as soon as they are idle. A connection is never closed
+ * under a request being read or an answer being written: behind a proxy that is a 502 for
+ * a request nobody can tell whether it ran. What is still open at the end gets
+ * {@link FLUSH_MS} to finish its answer, then is closed.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -18,8 +20,10 @@ import type { Socket } from 'node:net';
 export const FLUSH_MS = 200;
 
 export interface Connections {
-  /** Stops listening and closes idle connections; each other one closes once its answer is written. Once only. */
+  /** Stops listening and closes idle connections. */
   stop(): void;
+  /** The endpoint has closed: from now on a connection is closed as soon as it is idle. */
+  ending(): void;
   /** Resolves once no connection is open, or at `deadline` (ms since the epoch). */
   gone(deadline: number): Promise<void>;
   /** Stops (if not yet), lets answers being written finish for up to {@link FLUSH_MS}, then closes what is left. */
@@ -30,6 +34,7 @@ export function trackConnections(server: Server): Connections {
   const open = new Set<Socket>();
   const waiters = new Set<() => void>();
   let closed: Promise<void> | undefined;
+  let ending = false;
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => {
@@ -37,10 +42,10 @@ export function trackConnections(server: Server): Connections {
       if (open.size === 0) for (const w of waiters) w();
     });
   });
-  // After the stop, a connection idle again (its answer written) is closed at once.
+  // Once the endpoint has closed, a connection idle again (its answer written) is closed at once.
   server.on('request', (_req, res: NodeJS.EventEmitter) => {
     res.once('finish', () => {
-      if (closed) setImmediate(() => server.closeIdleConnections());
+      if (ending) setImmediate(() => server.closeIdleConnections());
     });
   });
   const stop = (): Promise<void> => {
@@ -50,6 +55,10 @@ export function trackConnections(server: Server): Connections {
   };
   return {
     stop() {
+      void stop();
+    },
+    ending() {
+      ending = true;
       void stop();
     },
     async gone(deadline) {

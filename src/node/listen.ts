@@ -100,7 +100,8 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
       // proxy sends the next request elsewhere instead of to a process going away.
       connections.stop();
       await endpoint.close(closeOptions);
-      // Within the drain's window, connections still answering (streams) close as they end.
+      connections.ending();
+      // Within the drain's window, connections still answering close as they end.
       await connections.gone(deadline);
       await connections.close();
     },

@@ -2,8 +2,8 @@
  * A draining `serve` goes out of rotation at once: from SIGTERM on it refuses new
  * connections and closes its idle kept-alive ones (so a proxy's next request goes to
  * another replica, never to a process going away), and a connection whose stream ends
- * during the drain is closed, not kept for a next request; all while a call it runs still
- * finishes. A request that reaches the endpoint after its drain gets the drain's answer
+ * during the drain is not closed under the client's next request, which gets the drain's
+ * answer; all while a call it runs still finishes. A request that reaches the endpoint after its drain gets the drain's answer
  * (503 `server-draining`, `Retry-After`), not `endpoint-closed`.
  */
 import { after, before, describe, it } from 'node:test';
@@ -84,18 +84,27 @@ describe('a draining serve goes out of rotation at once', () => {
     await new Promise((resolve) => idle.res.on('end', resolve));
     const idleClosed = closedFlag(idle.socket);
     // Session B's standalone stream, opened before the drain: it ends when the drain lets B go.
-    const stream = await open(url, new Agent({ keepAlive: true }), 'GET', sessionHeaders(b as Handshake, { accept: 'text/event-stream' }));
+    const streamPool = new Agent({ keepAlive: true, maxSockets: 1 });
+    const stream = await open(url, streamPool, 'GET', sessionHeaders(b as Handshake, { accept: 'text/event-stream' }));
     assert.equal(stream.res.statusCode, 200);
-    stream.res.resume();
-    const streamClosed = closedFlag(stream.socket);
+    const streamEnded = new Promise((resolve) => stream.res.on('end', resolve).resume());
 
     replica.child.kill('SIGTERM');
     await waitFor(() => refused(port), 'new connections refused');
     assert.ok(running.now, 'new connections were refused only once the call had ended');
     await waitFor(() => idleClosed.closed, 'the idle kept-alive connection closed');
     assert.ok(running.now, 'the idle connection was closed only once the call had ended');
-    await waitFor(() => streamClosed.closed, "the connection of B's stream closed once the stream ended");
-    assert.ok(running.now, "B's connection stayed open for a next request until the call had ended");
+    await within(streamEnded, "B's stream ended by the drain");
+    // Its connection could not be told to close (its answer began before the drain): it is
+    // not closed under the next request a client sends at once, which gets the drain's answer.
+    const again = await open(url, streamPool, 'POST', headers(b as Handshake), rpc('tools/call', { name: 'emit', arguments: { count: 1, intervalMs: 0 } }));
+    assert.equal(again.socket, stream.socket, 'the same connection');
+    let refusal = '';
+    await new Promise((resolve) => again.res.on('data', (c: Buffer) => (refusal += c.toString())).on('end', resolve));
+    assert.equal(again.res.statusCode, 503, refusal);
+    assert.match(refusal, /server-draining/);
+    assert.equal(again.res.headers.connection, 'close');
+    assert.ok(running.now, "B's connection was answered only once the call had ended");
 
     await within(done, 'the call running at SIGTERM finished', 30_000);
     assert.equal(call.res.statusCode, 200);
