@@ -7,11 +7,12 @@
  * drain every answer says `Connection: close`. A connection whose answer began before the
  * stop (a stream) cannot say so; when it ends, the connection is kept for one more request,
  * which gets an answer (and `Connection: close`): closing it there, the instant a client
- * sending calls back to back reuses it, would cut that request. Once the endpoint has
- * closed, connections are closed as soon as they are idle. A connection is never closed
- * under a request being read or an answer being written: behind a proxy that is a 502 for
- * a request nobody can tell whether it ran. What is still open at the end gets
- * {@link FLUSH_MS} to finish its answer, then is closed.
+ * sending calls back to back reuses it, would cut that request. After the drain, the
+ * listener waits (within its window) for the connections left to be let go or used once
+ * more, for the same reason. A connection is never closed under a request being read or
+ * an answer being written: behind a proxy that is a 502 for a request nobody can tell
+ * whether it ran. What is still open at the end gets {@link FLUSH_MS} to finish its
+ * answer, then is closed.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -22,8 +23,6 @@ export const FLUSH_MS = 200;
 export interface Connections {
   /** Stops listening and closes idle connections. */
   stop(): void;
-  /** The endpoint has closed: from now on a connection is closed as soon as it is idle. */
-  ending(): void;
   /** Resolves once no connection is open, or at `deadline` (ms since the epoch). */
   gone(deadline: number): Promise<void>;
   /** Stops (if not yet), lets answers being written finish for up to {@link FLUSH_MS}, then closes what is left. */
@@ -34,18 +33,11 @@ export function trackConnections(server: Server): Connections {
   const open = new Set<Socket>();
   const waiters = new Set<() => void>();
   let closed: Promise<void> | undefined;
-  let ending = false;
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => {
       open.delete(socket);
       if (open.size === 0) for (const w of waiters) w();
-    });
-  });
-  // Once the endpoint has closed, a connection idle again (its answer written) is closed at once.
-  server.on('request', (_req, res: NodeJS.EventEmitter) => {
-    res.once('finish', () => {
-      if (ending) setImmediate(() => server.closeIdleConnections());
     });
   });
   const stop = (): Promise<void> => {
@@ -55,10 +47,6 @@ export function trackConnections(server: Server): Connections {
   };
   return {
     stop() {
-      void stop();
-    },
-    ending() {
-      ending = true;
       void stop();
     },
     async gone(deadline) {

@@ -100,8 +100,8 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
       // proxy sends the next request elsewhere instead of to a process going away.
       connections.stop();
       await endpoint.close(closeOptions);
-      connections.ending();
-      // Within the drain's window, connections still answering close as they end.
+      // Within the drain's window, the connections left close after their next answer, or
+      // when their clients let them go: closing an idle one could cut a request on its way.
       await connections.gone(deadline);
       await connections.close();
     },
