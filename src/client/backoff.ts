@@ -14,7 +14,7 @@ export interface ReconnectOptions {
   /** Growth per failed attempt (default 2). */
   factor?: number | undefined;
   /**
-   * Failed reconnects of a request's stream before its requests fail with `stream-lost`
+   * Failed reconnects of a request's stream before its requests fail with `request-abandoned` (`mayHaveRun`)
    * (default 20). The standalone stream has no cap: it retries for the transport's life.
    */
   maxRequestAttempts?: number | undefined;
@@ -38,7 +38,7 @@ export interface ReconnectOptions {
    * own not-accepted refusal (`server-draining`, …). Whichever of this and
    * `maxRequestAttempts` runs out first ends the ride-through. A request the server took,
    * whose response stream is lost, resumes within the same bound (counted from the loss; a
-   * resume a server answers starts it afresh), then fails with `stream-lost`: it may have run.
+   * resume a server answers starts it afresh), then fails with `request-abandoned`: it may have run.
    */
   maxOutageMs?: number | undefined;
 }

@@ -132,7 +132,7 @@ export class InboundStream {
       if (this.kind === 'request' && (checkpoint === undefined || this.#host.sessionId === undefined)) {
         // No event ID was ever seen: there is nothing to resume from, and re-sending
         // the request could repeat a tool call. Fail it instead.
-        throw new StreamEnded('stream-lost', 'The response stream ended before any resumable event');
+        throw new StreamEnded('stream-lost', 'The response stream ended before any resumable event: the request may have run');
       }
       if (this.kind === 'request' && attempt >= this.#host.reconnect.maxRequestAttempts) {
         throw new StreamEnded('stream-lost', `The response stream could not be resumed after ${attempt} attempts`);

@@ -111,7 +111,12 @@ export class Poster {
       // so it is not sent again; the caller gets a typed error to decide.
       throw (
         (await corsRefusal(h.url, error, (u, i) => h.fetch(u, i))) ??
-        new ContinuityError('stream-lost', `The request's connection failed before an answer: ${(error as Error).message}`, undefined, { cause: error })
+        new ContinuityError(
+          'request-abandoned',
+          `The request's connection failed before an answer: ${(error as Error).message}`,
+          { mayHaveRun: true },
+          { cause: error },
+        )
       );
     } finally {
       if (posting) owned = this.posting.end(posting);

@@ -83,7 +83,8 @@ export class ClientStreams {
       await stream.follow(response);
     } catch (error) {
       if (error instanceof StreamEnded) {
-        if (error.reason === 'stream-lost') this.fail(stream, new ContinuityError('stream-lost', error.message));
+        // The request was written and taken: it may have run, and is never sent again.
+        if (error.reason === 'stream-lost') this.fail(stream, new ContinuityError('request-abandoned', error.message, { mayHaveRun: true }));
       } else if (error instanceof ContinuityError) {
         if (!host.closed()) await host.recover(error, stream, session);
       } else {

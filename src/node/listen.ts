@@ -34,10 +34,10 @@ export interface Listener {
   /** `http://host:port/path` */
   readonly url: URL;
   /**
-   * Stops listening and closes the endpoint's live connections. With `drainMs`, the
-   * endpoint drains first (see `Endpoint.close`) while this keeps serving its requests,
-   * and connections kept alive from before the drain get the rest of the window to close
-   * on their own; answers being written are let finish before the rest are closed.
+   * Stops listening at once, then closes the endpoint. With `drainMs`, the endpoint drains
+   * first (see `Endpoint.close`) while the connections already open are served (each
+   * closes after its next answer), and they get the rest of the window to close; answers
+   * being written are let finish before the rest are closed.
    */
   close(options?: CloseOptions): Promise<void>;
 }
@@ -95,8 +95,12 @@ export async function listen(endpoint: Endpoint, options: ListenOptions = {}): P
     url: new URL(`http://${urlHost}:${port}${path}`),
     async close(closeOptions) {
       const deadline = Date.now() + (closeOptions?.drainMs ?? 0);
+      // First out of rotation: new connections are refused, so a proxy sends the next
+      // request elsewhere instead of to a process going away.
+      connections.stop();
       await endpoint.close(closeOptions);
-      // Within the drain's window, connections kept alive from before it close on their own.
+      // Within the drain's window, the connections left close after their next answer, or
+      // when their clients let them go: closing an idle one could cut a request on its way.
       await connections.gone(deadline);
       await connections.close();
     },

@@ -9,9 +9,12 @@ import { DEFAULT_RELEASE_MS, type CloseOptions } from './endpoint-api.js';
 import type { Placement } from './cluster/placement.js';
 import type { ServerObserver } from '../telemetry/server.js';
 
+const DRAINED = 'This process drained and is closing: the request was not accepted; retry shortly';
+
 export class EndpointLifecycle {
   #guard: HostGuardOptions | false | undefined;
-  #closed = false;
+  /** Set once closed: the refusal a request then gets. */
+  #closed: 'endpoint-closed' | 'server-draining' | undefined;
   #closing: Promise<void> | undefined;
   readonly #placement: Placement;
   readonly #observer: ServerObserver;
@@ -36,7 +39,7 @@ export class EndpointLifecycle {
 
   /** Throws the refusal a request gets before routing: the endpoint is closed, or the guard refuses it. */
   readonly check = (request: Request): void => {
-    if (this.#closed) throw new ContinuityError('endpoint-closed');
+    if (this.#closed) throw new ContinuityError(this.#closed, this.#closed === 'server-draining' ? DRAINED : undefined);
     const guard = this.#guard;
     if (guard) checkHostAndOrigin(guard, request.headers.get(Header.Host) ?? new URL(request.url).host, request.headers.get(Header.Origin));
   };
@@ -61,7 +64,9 @@ export class EndpointLifecycle {
       const started = this.#now();
       const held = this.#placement.size;
       const finished = drainMs > 0 ? await this.#placement.drain(drainMs) : !this.#placement.busy;
-      this.#closed = true;
+      // After a drain, a request still reaching this endpoint (a connection opened before it)
+      // gets the drain's answer: not accepted, retry elsewhere.
+      this.#closed = drainMs > 0 ? 'server-draining' : 'endpoint-closed';
       await bounded(this.#placement.close(), releaseMs);
       this.#observer.drain(finished ? 'completed' : 'abandoned', held, this.#now() - started);
     })();

@@ -102,7 +102,10 @@ describe('a request on a kept-alive connection the server closed', () => {
         assert.deepEqual(outcome.r.content, [{ type: 'text', text: '2' }]);
         assert.equal(served.received(), 2, 'run exactly once');
       } else {
-        assert.ok(outcome.e instanceof ContinuityError && outcome.e.code === 'stream-lost' && !outcome.e.retryable, `typed: ${String(outcome.e)}`);
+        assert.ok(
+          outcome.e instanceof ContinuityError && outcome.e.code === 'request-abandoned' && outcome.e.detail?.mayHaveRun === true && !outcome.e.retryable,
+          `typed: ${String(outcome.e)}`,
+        );
         assert.equal(served.received(), 1, 'not run, and not sent twice');
       }
     } else {
@@ -123,7 +126,8 @@ describe('a request on a kept-alive connection the server closed', () => {
     served.closeIdle('close');
     await assert.rejects(client.callTool({ name: 'count', arguments: {} }), (e: unknown) => {
       assert.ok(e instanceof ContinuityError, `typed: ${String(e)}`);
-      assert.equal(e.code, 'stream-lost');
+      assert.equal(e.code, 'request-abandoned');
+      assert.equal(e.detail?.mayHaveRun, true, 'the client cannot tell whether it ran');
       assert.equal(e.retryable, false, 'the client cannot tell whether it ran');
       return true;
     });

@@ -5,7 +5,7 @@
  * connections stop at the bound however many attempts are left. Every such failure says
  * truthfully that the call was never sent (retryable), and the counting tool never ran it.
  * A call the server took, whose stream is cut, resumes within the same bound and then fails
- * as one that may have run (`stream-lost`).
+ * as one that may have run (`request-abandoned`, `mayHaveRun: true`).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,7 +120,9 @@ describe('reconnect.maxOutageMs', () => {
     const error = await callFailure(call);
     // Failed on its stream, the error reaches the SDK as a JSON-RPC error whose reason is the code.
     const code = error instanceof ContinuityError ? error.code : (error as { data?: { reason?: unknown } }).data?.reason;
-    assert.equal(code, 'stream-lost', String(error));
+    assert.equal(code, 'request-abandoned', String(error));
+    const detail = error instanceof ContinuityError ? error.detail : (error as { data?: Record<string, unknown> }).data;
+    assert.equal(detail?.mayHaveRun, true, 'it may have run');
     assert.match(String(error), /maxOutageMs/);
   });
 

@@ -201,7 +201,7 @@ test('1. fastmcp (stateful): tools, progress and logs through our transport, eac
 const CUT_MODES = {
   default: ': undetectable → the call fails with that reason, re-initialized',
   trustOpaqueIds: ', trustOpaqueIds: resumed, the call completes exactly',
-  noStore: ', no event store: the call fails at once (stream-lost), the session stays',
+  noStore: ', no event store: the call fails at once (request-abandoned, may have run), the session stays',
 } as const;
 
 for (const [mode, title] of Object.entries(CUT_MODES)) {
@@ -226,7 +226,7 @@ for (const [mode, title] of Object.entries(CUT_MODES)) {
       if (mode === 'noStore') {
         // Observed: no store, no event IDs (not even a priming event): nothing to resume
         // from, so the call fails at once with a typed error; the session itself is fine.
-        assertRejectedWith(outcome, 'stream-lost');
+        assertRejectedWith(outcome, 'request-abandoned');
         assert.equal(resume, undefined, 'no resume attempted');
         assert.deepEqual(progress, [1, 2, 3], 'what arrived before the cut, nothing more');
         assert.deepEqual(h.reports, [], 'no divergence: the session was not in doubt');

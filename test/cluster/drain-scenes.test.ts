@@ -1,10 +1,12 @@
 /**
  * The drain and the takeover in one process: a drain's outcome is reported as it went, a call
- * sent to a draining owner is refused before it runs (503 `server-draining`, retryable), a
+ * sent to a draining owner is refused before it runs (a new connection refused; on one kept
+ * alive from before, 503 `server-draining`, retryable), a
  * request a draining replica is placing when its window ends is answered, never cut, and a
  * request that meets a takeover in progress is answered within one lease.
  */
 import { describe, it } from 'node:test';
+import { Agent, request } from 'node:http';
 import assert from 'node:assert/strict';
 import type { DrainEvent } from '../../src/telemetry/events.js';
 import { memoryStore } from '../../src/store/memory/index.js';
@@ -19,7 +21,25 @@ import { waitFor, within } from '../helpers/wait.js';
 /** Refusals a client may retry because the request was not accepted (what our client retries). */
 const NOT_ACCEPTED = ['server-draining', 'owner-unavailable', 'endpoint-closed'];
 
-function assertNotAccepted(response: RawResponse, what: string): void {
+type Answer = Pick<RawResponse, 'status' | 'headers' | 'text'>;
+
+/**
+ * Sends on `agent`'s kept-alive connection: a draining listener refuses new connections,
+ * so a request reaches it only on a connection opened before its drain.
+ */
+function onKept(agent: Agent, url: URL, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const all = { ...headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const req = request(url, { method: body === undefined ? 'GET' : 'POST', agent, headers: all }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString())).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+function assertNotAccepted(response: Answer, what: string): void {
   assert.equal(response.status, 503, `${what}: 503 (${response.text})`);
   assert.ok(response.headers['retry-after'] !== undefined, `${what}: Retry-After`);
   const reason = (JSON.parse(response.text) as { error: { data: { reason?: string } } }).error.data.reason;
@@ -50,9 +70,13 @@ describe('the drain says what it did', () => {
     const h = await initialize(f.url);
     const long = longCall(f.url, h, 200, 20);
     await long.running;
+    const kept = new Agent({ keepAlive: true, maxSockets: 1 });
+    await onKept(kept, new URL('/elsewhere', f.url), {});
     const closed = f.listener.close({ drainMs: 400 });
     assert.equal(f.endpoint.draining, true);
-    assertNotAccepted(await send(f.url, { body: quickCall(), headers: sessionHeaders(h) }), 'a new call to the draining owner');
+    await assert.rejects(send(f.url, { body: quickCall(), headers: sessionHeaders(h) }), { code: 'ECONNREFUSED' }, 'a new connection is refused');
+    assertNotAccepted(await onKept(kept, f.url, sessionHeaders(h), quickCall()), 'a new call to the draining owner');
+    kept.destroy();
     await closed;
     await long.done;
     assert.deepEqual(

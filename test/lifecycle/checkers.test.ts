@@ -198,3 +198,26 @@ test('excused: a refusal while no replica listens, and a front 5xx for a call th
   runs.count = 1;
   assert.deepEqual([...checkersOf(unrun)], ['ungraceful']);
 });
+
+test("excused: an SDK client's call refused not accepted that never ran; not ours, and not when it ran", () => {
+  const refuse = (kind: 'ours' | 'sdk1', code: string, count: number): Event[] => {
+    const h = clone();
+    const call = okCall(h, 'before', 1, kind);
+    const i = endOf(h, call.call);
+    const end = h[i] as Of<'ok'>;
+    h[i] = { t: end.t, type: 'fail', client: end.client, call: end.call, code, message: 'HTTP 503' };
+    h.splice(0, h.length, ...h.filter((e) => !(e.type === 'note' && e.call === call.call)));
+    const runs = h.find((e): e is Of<'runs'> => e.type === 'runs' && e.call === call.call);
+    assert.ok(runs, "the fixture has the call's run count");
+    runs.count = count;
+    return h;
+  };
+  for (const code of ['server-draining', 'owner-unavailable']) {
+    assert.deepEqual(checkAll(refuse('sdk1', code, 0)), [], `sdk1, ${code}, never ran`);
+    assertOnly(refuse('sdk1', code, 1), 'graceful');
+    // Our client retries a not-accepted refusal: surfacing one is a violation.
+    assertOnly(refuse('ours', code, 0), 'graceful');
+  }
+  // Not a typed not-accepted answer: still a violation.
+  assertOnly(refuse('sdk1', 'endpoint-closed', 0), 'graceful');
+});

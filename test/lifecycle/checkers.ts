@@ -5,7 +5,8 @@
  *    once; all of them when the call succeeded), or the client was told;
  * 2. at-most-once: no call ran more often than it was sent (once);
  * 3. graceful: before the first ungraceful event (SIGTERM and new replicas only), no call
- *    fails, no session ends, no subscription or log level is lost;
+ *    fails, no session ends, no subscription or log level is lost (an SDK client's call
+ *    refused "not accepted" that never ran is its transport's limit: it does not retry);
  * 4. ungraceful: after it, calls end only with `request-abandoned` or a loud refusal, and
  *    the session's state survives or the client is told;
  * 5. liveness: every call ends, and not by timing out.
@@ -38,6 +39,14 @@ const LOUD = new Set([
 
 /** Refusals of a call for want of a replica: the front's 5xx, a lone replica's drain (503). */
 const AVAILABILITY = new Set(['unavailable', 'server-draining']);
+
+/**
+ * The typed refusals that say a call was not accepted (nothing of it ran; retry): the drain
+ * contract's answer. Our client sends such a call again, so it never surfaces one; the SDK's
+ * transports do not retry a 503, so the call they lose to one is the client's limit, not a
+ * broken guarantee, provided the server's tally shows it never ran.
+ */
+const NOT_ACCEPTED = new Set(['server-draining', 'owner-unavailable']);
 
 /** How long after a call's end a divergence report still counts as telling about it, ms. */
 const TOLD_SLACK_MS = 5_000;
@@ -163,7 +172,8 @@ export function checkLifecycle(history: readonly Event[]): Violation[] {
       (c.kind !== 'ours' && (end.code === 'unavailable' || end.code === 'network') && checker === 'ungraceful' && overlaps(ix.faults, c.invoke, end.t));
     // A front that found no replica (5xx) for a call the server never ran refused it loudly.
     const refusedUnrun = checker === 'ungraceful' && end.code === 'unavailable' && runsOf(history, call) === 0;
-    if (clientLimit || refusedUnrun) continue;
+    const notAccepted = c.kind !== 'ours' && NOT_ACCEPTED.has(end.code) && runsOf(history, call) === 0;
+    if (clientLimit || refusedUnrun || notAccepted) continue;
     if (checker === 'graceful') out.push({ checker, t: end.t, client: c.client, call, why: `a graceful event ended the call: ${end.code}` });
     else if (end.code !== 'request-abandoned' && !toldNow)
       out.push({ checker, t: end.t, client: c.client, call, why: `ended with ${end.code}, neither request-abandoned nor a loud refusal` });

@@ -157,7 +157,9 @@ export class RemoteSession implements PlacedSession {
     const { reply } = outcome;
     if (reply.ok) return reply;
     // The replica we reached does not own the session (by its own clock): it ran nothing.
-    if (reply.code === 'store-fenced') throw new SessionMoved(this.owner);
+    // A draining owner took none of it either, and lets the session go as soon as its
+    // calls are answered: placed again once it has (taken over here), not refused.
+    if (reply.code === 'store-fenced' || reply.code === 'server-draining') throw new SessionMoved(this.owner);
     throw new ContinuityError(reply.code, reply.message, reply.detail);
   }
 
