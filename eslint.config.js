@@ -31,7 +31,8 @@ const LAYERS = {
   node: { may: [], entry: ['protocol', 'server'] },
   frameworks: { may: [], entry: ['protocol', 'server', 'node'] },
   chaos: { may: [] },
-  example: { may: [] },
+  // The reference server: built as a user of the package would, on the server's public entry.
+  example: { may: [], entry: ['server'] },
   // The command line is the program on top: any folder, but the server only through its endpoint.
   cli: { may: ['protocol', 'telemetry', 'store', 'client', 'server', 'node', 'chaos', 'example'] },
 };

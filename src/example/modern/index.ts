@@ -23,7 +23,7 @@ import {
   type RequestStateCodec,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { modernIdentity } from '../../server/eras.js';
+import { modernIdentity } from '../../server/index.js';
 import { z } from 'zod';
 import { PIXEL_PNG_BASE64, PNG_MIME_TYPE } from '../media.js';
 import { WATCHED_RESOURCE_URI } from '../resources.js';
