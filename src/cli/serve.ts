@@ -93,7 +93,13 @@ export async function serve(argv: string[]): Promise<void> {
   }
   guardPublicBind(endpoint, options, listener.url);
   announce(options, log, listener.url, endpoint.replicaId, ops, tracing);
-  stopOnSignals(state, options, async (drainMs) => {
+  // Said at the signal, not at the end: a replica that drains for its whole window must
+  // not look hung. The end line (the endpoint's drain event) says how it went.
+  const leaving = (signal: NodeJS.Signals, drainMs: number): void =>
+    signal === 'SIGTERM'
+      ? log.log({ level: 'info', event: 'drain-start', signal, sessions: endpoint.sessionCount, drainMs: drainMs + options.unreadyMs })
+      : log.log({ level: 'info', event: 'stop', signal, sessions: endpoint.sessionCount });
+  stopOnSignals(state, options, leaving, async (drainMs) => {
     await listener.close({ drainMs });
     await ops?.close();
     // The last spans (the drain's own calls) leave before the process does, within a bound.
@@ -146,16 +152,27 @@ function announce(options: ServeOptions, log: EventLog, url: URL, replicaId: str
 
 /**
  * SIGTERM (Kubernetes, systemd, every PaaS) drains: calls in flight finish within the
- * window, idle sessions go to the other replicas at once. SIGINT (a terminal) stops now.
+ * window, idle sessions go to the other replicas at once. SIGINT (a terminal) stops now,
+ * also in the middle of a drain: whoever presses Ctrl-C there chose not to wait (exit 130,
+ * the shell's status for an interrupt).
  */
-function stopOnSignals(state: { leaving: boolean }, options: ServeOptions, close: (drainMs: number) => Promise<void>): void {
-  const stop = async (drain: number): Promise<void> => {
-    if (state.leaving) return;
+function stopOnSignals(
+  state: { leaving: boolean },
+  options: ServeOptions,
+  leaving: (signal: NodeJS.Signals, drainMs: number) => void,
+  close: (drainMs: number) => Promise<void>,
+): void {
+  const stop = async (signal: NodeJS.Signals, drain: number): Promise<void> => {
+    if (state.leaving) {
+      if (signal === 'SIGINT') process.exit(130);
+      return;
+    }
     state.leaving = true;
-    if (options.unreadyMs > 0) await new Promise((resolve) => setTimeout(resolve, options.unreadyMs));
+    leaving(signal, drain);
+    if (signal === 'SIGTERM' && options.unreadyMs > 0) await new Promise((resolve) => setTimeout(resolve, options.unreadyMs));
     await close(drain);
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(options.drainMs));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+  process.on('SIGTERM', () => void stop('SIGTERM', options.drainMs));
 }
